@@ -1,0 +1,83 @@
+# queuelab: two commands do everything (see README.md).
+#   make book  - set up the environment, build the offline site into _build/html
+#   make test  - set up the environment, run every check (lint, unit, notebooks, book, browser)
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := book
+
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+NODE_STAMP := node_modules/.installed-stamp
+ASSETS := book/_static/vendor/.stamp
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: book test setup assets chromium lint unit notebooks-check nbval build-book site-tests \
+        execute-notebooks lab validate benchmark clean
+
+## Environment ------------------------------------------------------------
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+	@touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# vega + vega-lite + vega-embed and MathJax, generated from the installed packages
+$(ASSETS): $(STAMP) $(NODE_STAMP) scripts/build_assets.py
+	$(PY) scripts/build_assets.py
+
+setup: $(STAMP) $(ASSETS)
+
+assets: setup
+
+chromium:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@command -v chromium
+
+## The book ---------------------------------------------------------------
+build-book: setup
+	rm -rf _build/html _build/.doctrees
+	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going
+	@echo
+	@echo "Built the site into _build/html. To view it:"
+	@echo "  $(PY) -m http.server --bind 127.0.0.1 --directory _build/html 8000   # then open http://127.0.0.1:8000"
+	@echo "  or open _build/html/index.html directly in a browser (works from file:// too)"
+
+book: build-book
+
+## Tests ------------------------------------------------------------------
+lint: setup
+	$(VENV)/bin/ruff check src tests scripts notebooks
+
+unit: setup
+	$(PY) -m pytest -q -m "not browser" --ignore=tests/site
+
+notebooks-check: setup
+	$(PY) -m pytest -q tests/test_notebooks_stored.py
+
+nbval: setup
+	$(PY) -m pytest -q -p no:randomly --nbval --nbval-current-env \
+	  --nbval-sanitize-with nbval-sanitize.cfg notebooks
+
+site-tests: chromium
+	$(PY) -m pytest -q tests/site
+
+test: setup chromium lint unit nbval build-book site-tests
+	@echo "All checks passed."
+
+## Maintenance ------------------------------------------------------------
+# Re-run every notebook top to bottom and store the outputs (after changing code or data).
+execute-notebooks: setup
+	$(PY) scripts/execute_notebooks.py
+
+# JupyterLab in the project's environment; charts render offline in live kernels.
+lab: setup
+	QUEUELAB_LIVE=1 $(VENV)/bin/jupyter lab notebooks
+
+clean:
+	rm -rf _build book/_static/vendor node_modules

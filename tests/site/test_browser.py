@@ -1,0 +1,162 @@
+"""Browser test of the built site: every page in headless Chromium with other hosts blocked.
+
+For every page: no request leaves 127.0.0.1, every Altair chart draws, math is typeset, the
+console shows no error beyond the allow-list below, and a screenshot is saved under
+``_build/screenshots/``. Then the interactions a reader relies on: tooltips and legend
+highlighting, and the site opened from ``file://`` (a copy on a USB stick).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from .conftest import SCREENSHOTS, SITE, site_pages
+
+pytestmark = pytest.mark.browser
+
+CHART_TIMEOUT_MS = 20_000
+# Console messages that are known, harmless, and not ours to fix.
+CONSOLE_ALLOW = [
+    # pydata-sphinx-theme 0.17 logs this on first load, before any theme mode is stored.
+    re.compile(r"Got invalid theme mode"),
+]
+
+
+@dataclass
+class Visit:
+    outside: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+
+
+def _local(url: str, origin: str) -> bool:
+    scheme = urlsplit(url).scheme
+    return url.startswith(origin) or scheme in ("data", "blob", "about")
+
+
+def open_page(browser, url: str, origin: str):
+    """A new page that aborts and records every request not to ``origin``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    visit = Visit()
+
+    def route(r):
+        if _local(r.request.url, origin):
+            r.continue_()
+        else:
+            visit.outside.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: m.type == "error" and visit.console_errors.append(m.text))
+    page.on("pageerror", lambda e: visit.console_errors.append(f"uncaught: {e}"))
+    return context, page, visit
+
+
+def wait_for_charts(page) -> int:
+    charts = page.locator("div[id^='altair-viz-']")
+    count = charts.count()
+    for i in range(count):
+        charts.nth(i).locator("svg.marks, canvas.marks").first.wait_for(
+            state="attached", timeout=CHART_TIMEOUT_MS)
+    return count
+
+
+def wait_for_math(page) -> int:
+    count = page.locator(".math").count()
+    if count:
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.math')]"
+            ".every(e => e.querySelector('mjx-container'))",
+            timeout=CHART_TIMEOUT_MS,
+        )
+    return count
+
+
+def unexpected(errors: list[str]) -> list[str]:
+    return [e for e in errors if not any(p.search(e) for p in CONSOLE_ALLOW)]
+
+
+@pytest.mark.parametrize("path", site_pages(), ids=lambda p: str(p.relative_to(SITE)))
+def test_page_renders_offline(browser, site_url, path: Path):
+    rel = path.relative_to(SITE).as_posix()
+    context, page, visit = open_page(browser, f"{site_url}/{rel}", site_url)
+    try:
+        page.goto(f"{site_url}/{rel}", wait_until="load")
+        charts = wait_for_charts(page)
+        wait_for_math(page)
+        errors_in_charts = page.locator("div[id^='altair-viz-'] .error").count()
+        page.wait_for_timeout(200)
+        shot = SCREENSHOTS / (rel.removesuffix(".html").replace("/", "__") + ".png")
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot), full_page=True)
+    finally:
+        context.close()
+    assert visit.outside == [], f"{rel} asked another host for: {visit.outside}"
+    assert errors_in_charts == 0, f"{rel}: {errors_in_charts} chart(s) show an error"
+    assert unexpected(visit.console_errors) == [], f"{rel} console: {visit.console_errors}"
+    if "altair-viz-" in path.read_text(encoding="utf-8"):
+        assert charts > 0
+
+
+def _chart_page(browser, site_url):
+    rel = "notebooks/domino-threads.html"
+    context, page, visit = open_page(browser, f"{site_url}/{rel}", site_url)
+    page.goto(f"{site_url}/{rel}", wait_until="load")
+    assert wait_for_charts(page) >= 1
+    return context, page, visit
+
+
+def test_tooltip_shows_exact_value(browser, site_url):
+    context, page, visit = _chart_page(browser, site_url)
+    try:
+        chart = page.locator("div[id^='altair-viz-']").first
+        chart.scroll_into_view_if_needed()
+        point = chart.locator("svg.marks g.mark-symbol path").first
+        point.hover(force=True)
+        tooltip = page.locator("#vg-tooltip-element")
+        tooltip.wait_for(state="visible", timeout=5_000)
+        text = tooltip.inner_text()
+    finally:
+        context.close()
+    assert "Response time (s)" in text
+    assert re.search(r"\b\d\.\d{3}\b", text), text  # the value with its three printed decimals
+    assert visit.outside == []
+
+
+def test_legend_click_highlights_one_setting(browser, site_url):
+    context, page, visit = _chart_page(browser, site_url)
+    try:
+        chart = page.locator("div[id^='altair-viz-']").first
+        chart.scroll_into_view_if_needed()
+        lines = chart.locator("svg.marks g.mark-line path")
+        faded = "els => els.filter(e => parseFloat(e.getAttribute('opacity') ?? '1') < 0.5).length"
+        before = lines.evaluate_all(faded)
+        chart.locator("svg.marks g.role-legend-symbol path, svg.marks g.role-legend-label text"
+                      ).first.click(force=True)
+        page.wait_for_timeout(300)
+        after = lines.evaluate_all(faded)
+        total = lines.count()
+    finally:
+        context.close()
+    assert before == 0
+    assert after == total - 1, f"{after} of {total} lines faded after the legend click"
+
+
+def test_site_works_from_file_url(browser):
+    """A copy of the site opened from disk, with every network request refused."""
+    path = SITE / "notebooks" / "domino-threads.html"
+    url = path.as_uri()
+    context, page, visit = open_page(browser, url, "file://")
+    try:
+        page.goto(url, wait_until="load")
+        charts = wait_for_charts(page)
+    finally:
+        context.close()
+    assert charts >= 1
+    assert visit.outside == []
+    assert unexpected(visit.console_errors) == []
