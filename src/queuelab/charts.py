@@ -53,6 +53,11 @@ def theme() -> alt.theme.ThemeConfig:
     }
 
 
+def palette(n: int) -> list[str]:
+    """``n`` colours from the book's palette, repeating it when more are needed."""
+    return [PALETTE[i % len(PALETTE)] for i in range(n)]
+
+
 def live_session() -> bool:
     """True inside a reader's live JupyterLab started by ``make lab`` (QUEUELAB_LIVE=1)."""
     return os.environ.get("QUEUELAB_LIVE", "") not in ("", "0")
@@ -114,20 +119,18 @@ def line_chart(
         alt.Tooltip(f"{y}:Q", title=y_title, **({"format": y_format} if y_format else {})),
     ]
     series_order = sorted(data[series].unique().tolist())
-    base = alt.Chart(
-        data,
-        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
-        description=description,
-    ).encode(
+    base = alt.Chart(data).encode(
         x=alt.X(f"{x}:Q", title=x_title),
         y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(zero=y_zero)),
         color=alt.Color(f"{series}:N", title=series_title, sort=series_order,
-                        scale=alt.Scale(domain=series_order,
-                                        range=PALETTE[: len(series_order)]),
+                        scale=alt.Scale(domain=series_order, range=palette(len(series_order))),
                         legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3)),
         opacity=alt.condition(highlight, alt.value(1.0), alt.value(FADED_OPACITY)),
         tooltip=tooltip,
     )
     lines = base.mark_line()
     points = base.mark_point(filled=True, size=70)
-    return alt.layer(lines.add_params(highlight), points)
+    return alt.layer(lines.add_params(highlight), points).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description,
+    )
