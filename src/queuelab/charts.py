@@ -106,7 +106,7 @@ def line_chart(
     (shift-click adds more, clicking the background resets).
 
     ``x_title`` and ``y_title`` name the quantities with their units, e.g. "Response time (s)".
-    ``y_format`` is a d3 format for the tooltip value (e.g. ".3f" to keep three decimals as printed).
+    ``y_format`` is a d3 format for the tooltip value (".3f" keeps three printed decimals).
     """
     _require_columns(data, [x, y, series])
     for name in ("title", "description", "x_title", "y_title"):

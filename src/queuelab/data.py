@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ def documents() -> list[str]:
     return sorted(p.parent.name for p in root.glob("*/datapackage.json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _package(root: str, document: str) -> dict[str, Any]:
     path = Path(root) / document / "datapackage.json"
     return json.loads(path.read_text(encoding="utf-8"))
