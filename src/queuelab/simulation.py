@@ -52,6 +52,9 @@ MM1BK_METRICS = (
 THREAD_POOL_METRICS = MM1BK_METRICS + ("busy_threads", "queue_length", "queue_wait")
 
 CONFIDENCE = 0.95
+# Slack for floating-point rounding when an exact value meets a zero-width interval, e.g. an
+# analytic utilization of 0.9999999999999961 against a server that was never idle.
+ROUNDING = 1e-9
 
 DEFAULT_HORIZON = 2_000.0
 DEFAULT_WARMUP = 200.0
@@ -85,9 +88,13 @@ class SimulationResult:
         return (self.ci_high[name] - self.ci_low[name]) / 2.0
 
     def contains(self, name: str, value: float) -> bool:
-        """Whether ``value`` lies in the closed confidence interval of ``name``."""
+        """Whether ``value`` lies in the closed confidence interval of ``name``.
+
+        The interval is widened by :data:`ROUNDING` (relative to ``max(1, |value|)``) only.
+        """
         self._check_metric(name)
-        return bool(self.ci_low[name] <= value <= self.ci_high[name])
+        slack = ROUNDING * max(1.0, abs(value))
+        return bool(self.ci_low[name] - slack <= value <= self.ci_high[name] + slack)
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: metric, estimate, ci_low, ci_high, half_width, replications."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -11,8 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "_build" / "html"
-SCREENSHOTS = ROOT / "_build" / "screenshots"
+# QUEUELAB_SITE points the tests at another build (e.g. jupyter-book build --path-output DIR).
+SITE = Path(os.environ.get("QUEUELAB_SITE", ROOT / "_build" / "html"))
+SCREENSHOTS = SITE.parent / "screenshots"
 # Flags that keep Chromium from reaching for Google's hosts in the background.
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
