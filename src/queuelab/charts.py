@@ -134,3 +134,760 @@ def line_chart(
         title=alt.Title(title, subtitle=subtitle) if subtitle else title,
         description=description,
     )
+
+
+def stacked_count_chart(
+    data: pd.DataFrame,
+    *,
+    category: str,
+    stack: str,
+    title: str,
+    description: str,
+    category_title: str,
+    stack_title: str,
+    stack_order: Sequence[str] | None = None,
+) -> alt.Chart:
+    """Horizontal bars counting rows per ``category``, stacked by ``stack``.
+
+    Hovering a segment shows its exact count; clicking a legend entry highlights that stack.
+    """
+    _require_columns(data, [category, stack])
+    for name in ("title", "description", "category_title", "stack_title"):
+        _require_text(locals()[name], name)
+    counts = data.groupby([category, stack]).size().rename("count").reset_index()
+    order = list(stack_order) if stack_order else sorted(counts[stack].unique())
+    counts["_order"] = counts[stack].map({s: i for i, s in enumerate(order)})
+    highlight = alt.selection_point(fields=[stack], bind="legend", name="highlight")
+    return alt.Chart(counts).mark_bar().encode(
+        y=alt.Y(f"{category}:N", title=category_title, sort=sorted(counts[category].unique())),
+        x=alt.X("sum(count):Q", title="Count"),
+        color=alt.Color(f"{stack}:N", title=stack_title, sort=order,
+                        scale=alt.Scale(domain=order, range=palette(len(order)))),
+        order=alt.Order("_order:Q"),
+        opacity=alt.condition(highlight, alt.value(1.0), alt.value(FADED_OPACITY)),
+        tooltip=[alt.Tooltip(f"{category}:N", title=category_title),
+                 alt.Tooltip(f"{stack}:N", title=stack_title),
+                 alt.Tooltip("count:Q", title="Count")],
+    ).add_params(highlight).properties(title=title, description=description,
+                                       height=alt.Step(28))
+
+
+def heatmap(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    value: str,
+    title: str,
+    description: str,
+    x_title: str,
+    y_title: str,
+    value_title: str,
+    value_format: str | None = None,
+    label: str | None = None,
+    tooltip_fields: Sequence[tuple[str, str]] = (),
+    facet: str | None = None,
+    facet_title: str | None = None,
+    facet_columns: int = 3,
+    diverging: bool = False,
+    subtitle: str | None = None,
+) -> alt.Chart | alt.FacetChart:
+    """Cells of an ``x`` by ``y`` grid coloured by ``value``, each cell printing its value.
+
+    ``x`` and ``y`` are ordinal (their values in ascending order), so uneven levels such as
+    10, 25, 50, 100, 200 threads get equal cells. ``label`` names a column holding each cell's
+    text (default: ``value`` formatted with ``value_format``); ``tooltip_fields`` adds
+    ``(column, title)`` pairs to the tooltip, e.g. the measured values as printed.
+    ``diverging`` colours around 0 (blue below, orange above) on a symmetric scale.
+    ``facet`` draws one small grid per value of that column, in order of appearance,
+    ``facet_columns`` to a row.
+    """
+    _require_columns(data, [x, y, value] + ([label] if label else []) + ([facet] if facet else [])
+                     + [f for f, _ in tooltip_fields])
+    for name in ("title", "description", "x_title", "y_title", "value_title"):
+        _require_text(locals()[name], name)
+    if facet_columns < 1:
+        raise ValueError(f"facet_columns must be an integer >= 1, got {facet_columns!r}")
+    frame = data.copy()
+    if label is None:
+        label = "_label"
+        fmt = (lambda v: format(v, value_format)) if value_format else str
+        frame[label] = [fmt(v) for v in frame[value]]
+    extent = float(frame[value].abs().max()) or 1.0
+    if diverging:
+        scale = alt.Scale(scheme="blueorange", domain=[-extent, extent], domainMid=0)
+        strong = f"abs(datum['{value}']) > {0.6 * extent!r}"
+    else:
+        low, high = float(frame[value].min()), float(frame[value].max())
+        scale = alt.Scale(scheme="blues")
+        strong = f"datum['{value}'] > {low + 0.6 * (high - low)!r}"
+    tooltip = ([alt.Tooltip(f"{facet}:N", title=facet_title or facet)] if facet else []) + [
+        alt.Tooltip(f"{y}:O", title=y_title),
+        alt.Tooltip(f"{x}:O", title=x_title),
+        *[alt.Tooltip(f"{f}:N", title=t) for f, t in tooltip_fields],
+        alt.Tooltip(f"{value}:Q", title=value_title,
+                    **({"format": value_format} if value_format else {})),
+    ]
+    base = alt.Chart(frame).encode(
+        x=alt.X(f"{x}:O", title=x_title, sort=sorted(frame[x].unique().tolist()),
+                axis=alt.Axis(labelAngle=0, grid=False)),
+        y=alt.Y(f"{y}:O", title=y_title, sort=sorted(frame[y].unique().tolist()),
+                axis=alt.Axis(grid=False)),
+        tooltip=tooltip,
+    )
+    legend = alt.Legend(orient="bottom", direction="horizontal", gradientLength=220,
+                        **({"format": value_format} if value_format else {}))
+    cells = base.mark_rect(stroke="white", strokeWidth=1).encode(
+        color=alt.Color(f"{value}:Q", title=value_title, scale=scale, legend=legend))
+    text = base.mark_text(fontSize=10).encode(
+        text=alt.Text(f"{label}:N"),
+        color=alt.condition(strong, alt.value("white"), alt.value("#222")),
+    )
+    layered = alt.layer(cells, text).properties(width=alt.Step(32), height=alt.Step(24))
+    heading = alt.Title(title, subtitle=subtitle) if subtitle else title
+    if facet is None:
+        return layered.properties(title=heading, description=description)
+    order = list(dict.fromkeys(frame[facet].tolist()))
+    # Each small grid draws its own x axis, so a short last row leaves no orphaned axis.
+    return layered.facet(
+        facet=alt.Facet(f"{facet}:N", title=None, sort=order,
+                        header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
+        columns=facet_columns,
+    ).resolve_axis(x="independent").properties(title=heading, description=description)
+
+
+def interval_chart(
+    data: pd.DataFrame,
+    *,
+    category: str,
+    estimate: str,
+    low: str,
+    high: str,
+    title: str,
+    description: str,
+    category_title: str,
+    value_title: str,
+    value_format: str | None = None,
+    reference: tuple[float, float] | None = None,
+    reference_label: str | None = None,
+    subtitle: str | None = None,
+) -> alt.LayerChart:
+    """Point estimates with their intervals, one row per ``category`` (in data order).
+
+    ``reference`` = (low, high) shades a band of stated values to compare with, labelled
+    ``reference_label``. Hovering a point shows the estimate and its interval.
+    """
+    _require_columns(data, [category, estimate, low, high])
+    for name in ("title", "description", "category_title", "value_title"):
+        _require_text(locals()[name], name)
+    fmt = {"format": value_format} if value_format else {}
+    tooltip = [alt.Tooltip(f"{category}:N", title=category_title),
+               alt.Tooltip(f"{estimate}:Q", title=value_title, **fmt),
+               alt.Tooltip(f"{low}:Q", title="Interval from", **fmt),
+               alt.Tooltip(f"{high}:Q", title="Interval to", **fmt)]
+    order = [str(c) for c in dict.fromkeys(data[category].tolist())]
+    frame = data.assign(**{category: data[category].astype(str)})
+    base = alt.Chart(frame).encode(
+        y=alt.Y(f"{category}:N", title=category_title, sort=order),
+        tooltip=tooltip,
+    )
+    bars = base.mark_rule(strokeWidth=3, color=PALETTE[0]).encode(
+        x=alt.X(f"{low}:Q", title=value_title), x2=f"{high}:Q")
+    points = base.mark_point(filled=True, size=90, color=PALETTE[0]).encode(x=f"{estimate}:Q")
+    layers = [bars, points]
+    if reference is not None:
+        ref_low, ref_high = (float(v) for v in reference)
+        if not ref_low <= ref_high:
+            raise ValueError(f"reference must be (low, high) with low <= high, got {reference!r}")
+        band_data = pd.DataFrame({"ref_low": [ref_low], "ref_high": [ref_high],
+                                  "ref_label": [reference_label or "reference"]})
+        band = alt.Chart(band_data).mark_rect(color=PALETTE[1], opacity=0.35).encode(
+            x="ref_low:Q", x2="ref_high:Q",
+            tooltip=[alt.Tooltip("ref_label:N", title="Band"),
+                     alt.Tooltip("ref_low:Q", title="From", **fmt),
+                     alt.Tooltip("ref_high:Q", title="To", **fmt)])
+        note = alt.Chart(band_data).mark_text(align="left", baseline="top", dx=6, dy=4,
+                                              color="#8a5a00").encode(
+            x="ref_high:Q", y=alt.value(0), text="ref_label:N")
+        layers = [band, note, *layers]
+    heading = alt.Title(title, subtitle=subtitle) if subtitle else title
+    return alt.layer(*layers).properties(title=heading, description=description,
+                                         height=alt.Step(36))
+
+
+LEGEND_LABEL_LIMIT = 420  # pixels: legend labels that explain a mark are not cut short
+BAND_COLOUR = "#999999"  # uncertainty bands: grey, behind the coloured marks
+
+
+def settings_panels_chart(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    panels: Sequence[tuple[str, str, str]],
+    label: str,
+    title: str,
+    description: str,
+    x_title: str,
+    label_title: str,
+    measured_name: str,
+    reference_name: str,
+    subtitle: str | Sequence[str] | None = None,
+    x_log: bool = True,
+) -> alt.VConcatChart:
+    """Measurements against a setting, one panel per measured quantity, stacked with one x axis.
+
+    ``panels`` lists ``(column, y_title, tooltip_format)`` for each panel. Rows whose ``x`` is
+    missing were measured at a setting the source does not state: they cannot be placed on the
+    x axis and are drawn as dashed horizontal rules across the panel instead, in their own
+    colour (legend entry ``reference_name``; the measured points are ``measured_name``).
+    ``label`` names the column that labels each row in the tooltips (the test as printed).
+    """
+    if not panels:
+        raise ValueError("panels must list at least one (column, y_title, format) tuple")
+    _require_columns(data, [x, label] + [p[0] for p in panels])
+    for name in ("title", "description", "x_title", "label_title", "measured_name",
+                 "reference_name"):
+        _require_text(locals()[name], name)
+    placed = data[data[x].notna()].copy()
+    references = data[data[x].isna()].copy()
+    if placed.empty:
+        raise ValueError(f"no row of data has a value of {x!r} to place on the x axis")
+    placed[x] = placed[x].astype(float)
+    domain = [measured_name, reference_name] if len(references) else [measured_name]
+    colour_scale = alt.Scale(domain=domain, range=[PALETTE[0], PALETTE[3]][:len(domain)])
+    x_values = sorted(placed[x].unique().tolist())
+    x_scale = alt.Scale(type="log", domain=[x_values[0] / 1.6, x_values[-1] * 1.6]) if x_log \
+        else alt.Scale(zero=False)
+    charts = []
+    for column, y_title, fmt in panels:
+        _require_text(y_title, "y_title")
+        tooltip = [alt.Tooltip(f"{label}:N", title=label_title),
+                   alt.Tooltip(f"{column}:Q", title=y_title, format=fmt)]
+        x_enc = alt.X(f"{x}:Q", title=x_title, scale=x_scale,
+                      axis=alt.Axis(values=x_values, format="d"))
+        base = alt.Chart(placed).encode(
+            x=x_enc,
+            y=alt.Y(f"{column}:Q", title=y_title, scale=alt.Scale(zero=True)),
+            color=alt.Color("_kind:N", title=None, scale=colour_scale,
+                            legend=alt.Legend(orient="top", symbolStrokeWidth=3,
+                                              labelLimit=LEGEND_LABEL_LIMIT)),
+            tooltip=[alt.Tooltip(f"{label}:N", title=label_title),
+                     alt.Tooltip(f"{x}:Q", title=x_title, format="d"),
+                     tooltip[1]],
+        ).transform_calculate(_kind=f"'{_escape(measured_name)}'")
+        layers = [base.mark_line(), base.mark_point(filled=True, size=80)]
+        if len(references):
+            rule = alt.Chart(references).transform_calculate(
+                _kind=f"'{_escape(reference_name)}'").encode(
+                y=alt.Y(f"{column}:Q"),
+                color=alt.Color("_kind:N", scale=colour_scale),
+                tooltip=tooltip,
+            )
+            layers.append(rule.mark_rule(strokeDash=[6, 4], strokeWidth=2.5))
+        charts.append(alt.layer(*layers).properties(height=HEIGHT * 0.7))
+    return alt.vconcat(*charts, spacing=18).resolve_scale(color="shared").properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description,
+    )
+
+
+def _escape(text: str) -> str:
+    """``text`` as the body of a single-quoted Vega expression string."""
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def fit_chart(
+    points: pd.DataFrame,
+    curve: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    fit: str,
+    low: str,
+    high: str,
+    title: str,
+    description: str,
+    x_title: str,
+    y_title: str,
+    measured_name: str,
+    fit_name: str,
+    band_name: str,
+    predictions: pd.DataFrame | None = None,
+    prediction_name: str | None = None,
+    label: str | None = None,
+    label_title: str | None = None,
+    y_format: str = ".1f",
+    subtitle: str | Sequence[str] | None = None,
+    x_log: bool = True,
+    y_domain: tuple[float, float] | None = None,
+) -> alt.LayerChart:
+    """Measured points with a fitted curve and its band, and optional model predictions.
+
+    ``points`` holds the measurements (``x``, ``y``, optionally a ``label`` column shown in the
+    tooltip); ``curve`` the fitted curve on a grid of ``x`` (columns ``fit``, ``low``, ``high``).
+    ``predictions`` (columns ``x`` and ``y``) are values of the model at settings never measured;
+    they are drawn as diamonds under the legend entry ``prediction_name`` so that no
+    reader takes them for data. Every layer has a legend entry drawn like its mark (dot, line,
+    diamond; the band in a legend of its own) and a tooltip with the exact values.
+
+    ``y_domain`` fixes the y range; marks are then clipped to it (say so in the subtitle when
+    the band runs off the chart: its tooltip still gives the exact limits). ``subtitle`` may be
+    a list of lines.
+    """
+    _require_columns(points, [x, y] + ([label] if label else []))
+    _require_columns(curve, [x, fit, low, high])
+    for name in ("title", "description", "x_title", "y_title", "measured_name", "fit_name",
+                 "band_name"):
+        _require_text(locals()[name], name)
+    if predictions is not None:
+        _require_columns(predictions, [x, y])
+        _require_text(prediction_name, "prediction_name")
+    if y_domain is not None and (len(y_domain) != 2 or not y_domain[0] < y_domain[1]):
+        raise ValueError(f"y_domain must be (low, high) with low < high, got {y_domain!r}")
+    names = [measured_name, fit_name] + ([prediction_name] if predictions is not None else [])
+    colour = alt.Scale(domain=names, range=[PALETTE[0], PALETTE[1], PALETTE[3]][:len(names)])
+    shape = alt.Scale(domain=names, range=["circle", "stroke", "diamond"][:len(names)])
+    # Legends below the plot, one entry per line: long, explicit names stay readable.
+    legend = alt.Legend(orient="bottom", direction="vertical", title=None, symbolStrokeWidth=3,
+                        labelLimit=LEGEND_LABEL_LIMIT)
+    x_values = sorted(set(points[x].astype(float)) | (
+        set(predictions[x].astype(float)) if predictions is not None else set()))
+    x_all = pd.concat([points[x], curve[x]] + ([predictions[x]] if predictions is not None
+                                               else [])).astype(float)
+    x_domain = [float(x_all.min()), float(x_all.max())]
+    x_enc = alt.X(f"{x}:Q", title=x_title,
+                  scale=alt.Scale(type="log" if x_log else "linear", domain=x_domain,
+                                  nice=False, zero=False),
+                  axis=alt.Axis(values=x_values, format="d"))
+    y_scale = alt.Scale(domain=list(y_domain)) if y_domain is not None else alt.Scale()
+    clip = y_domain is not None
+    fmt = {"format": y_format}
+    x_tip = alt.Tooltip(f"{x}:Q", title=x_title, format="d")
+
+    def kind(frame: pd.DataFrame, name: str) -> alt.Chart:
+        return alt.Chart(frame).transform_calculate(_kind=f"'{_escape(name)}'")
+
+    def coloured(with_shape: bool) -> dict:
+        enc = {"color": alt.Color("_kind:N", scale=colour, legend=legend)}
+        if with_shape:
+            enc["shape"] = alt.Shape("_kind:N", scale=shape, legend=legend)
+        return enc
+
+    band = kind(curve, band_name).mark_area(opacity=0.3, clip=clip).encode(
+        x=x_enc, y=alt.Y(f"{low}:Q", title=y_title, scale=y_scale), y2=f"{high}:Q",
+        fill=alt.Fill("_kind:N", scale=alt.Scale(domain=[band_name], range=[BAND_COLOUR]),
+                      legend=alt.Legend(orient="bottom", direction="vertical", title=None,
+                                        symbolType="square", labelLimit=LEGEND_LABEL_LIMIT)),
+        tooltip=[x_tip, alt.Tooltip(f"{low}:Q", title=f"{band_name}, low", **fmt),
+                 alt.Tooltip(f"{high}:Q", title=f"{band_name}, high", **fmt)],
+    )
+    line = kind(curve, fit_name).mark_line(clip=clip).encode(
+        x=x_enc, y=alt.Y(f"{fit}:Q", title=y_title), **coloured(False),
+        tooltip=[x_tip, alt.Tooltip(f"{fit}:Q", title=fit_name, **fmt)],
+    )
+    label_tip = [alt.Tooltip(f"{label}:N", title=label_title or label)] if label else []
+    measured = kind(points, measured_name).mark_point(filled=True, size=90, clip=clip).encode(
+        x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **coloured(True),
+        tooltip=label_tip + [x_tip, alt.Tooltip(f"{y}:Q", title=y_title, **fmt)],
+    )
+    layers = [band, line, measured]
+    if predictions is not None:
+        layers.append(kind(predictions, prediction_name).mark_point(
+            filled=True, size=150, clip=clip).encode(
+            x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **coloured(True),
+            tooltip=[x_tip, alt.Tooltip(f"{y}:Q", title=prediction_name, **fmt)],
+        ))
+    return alt.layer(*layers).resolve_legend(fill="independent").properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description,
+    )
+
+
+# Charts with long category labels (bar_chart, range_chart) keep their plot narrower so that
+# labels and plot fit the page's text column together.
+NARROW_WIDTH = 380
+CATEGORY_LABEL_LIMIT = 260
+
+
+def _category_axis() -> alt.Axis:
+    """A category axis whose title sits above its labels, clear of labels of any length."""
+    return alt.Axis(labelLimit=CATEGORY_LABEL_LIMIT, titleAngle=0, titleAlign="right",
+                    titleBaseline="bottom", titleX=-6, titleY=-6)
+
+
+def bar_chart(
+    data: pd.DataFrame,
+    *,
+    category: str,
+    value: str,
+    title: str,
+    description: str,
+    category_title: str,
+    value_title: str,
+    value_format: str | None = None,
+    label: str | None = None,
+    tooltip_fields: Sequence[tuple[str, str]] = (),
+    subtitle: str | None = None,
+    width: int = NARROW_WIDTH,
+) -> alt.LayerChart:
+    """Horizontal bars, one per ``category`` in data order, each printing its value at its end.
+
+    ``label`` names a column holding each bar's printed text (default: ``value`` formatted
+    with ``value_format``); ``tooltip_fields`` adds ``(column, title)`` pairs to the tooltip,
+    e.g. the value as the source prints it. ``width`` is the plot's width in pixels, narrower
+    than the other charts' to leave room for long category labels.
+    """
+    _require_columns(data, [category, value] + ([label] if label else [])
+                     + [f for f, _ in tooltip_fields])
+    for name in ("title", "description", "category_title", "value_title"):
+        _require_text(locals()[name], name)
+    frame = data.assign(**{category: data[category].astype(str)})
+    if label is None:
+        label = "_label"
+        fmt = (lambda v: format(v, value_format)) if value_format else str
+        frame[label] = [fmt(v) for v in frame[value]]
+    order = list(dict.fromkeys(frame[category].tolist()))
+    base = alt.Chart(frame).encode(
+        y=alt.Y(f"{category}:N", title=category_title, sort=order,
+                axis=_category_axis()),
+        x=alt.X(f"{value}:Q", title=value_title, scale=alt.Scale(zero=True)),
+        tooltip=[alt.Tooltip(f"{category}:N", title=category_title),
+                 *[alt.Tooltip(f"{f}:N", title=t) for f, t in tooltip_fields],
+                 alt.Tooltip(f"{value}:Q", title=value_title,
+                             **({"format": value_format} if value_format else {}))],
+    )
+    bars = base.mark_bar(color=PALETTE[0], height={"band": 0.7})
+    text = base.mark_text(align="left", dx=4, color="#222", fontSize=12).encode(
+        text=alt.Text(f"{label}:N"))
+    return alt.layer(bars, text).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description, height=alt.Step(34), width=width)
+
+
+def range_chart(
+    data: pd.DataFrame,
+    *,
+    category: str,
+    low: str,
+    high: str,
+    title: str,
+    description: str,
+    category_title: str,
+    value_title: str,
+    series: str | None = None,
+    series_title: str | None = None,
+    value_format: str | None = None,
+    tooltip_fields: Sequence[tuple[str, str]] = (),
+    subtitle: str | None = None,
+    width: int = NARROW_WIDTH,
+) -> alt.LayerChart:
+    """Stated ranges, one row per ``category`` (in data order): a bar from ``low`` to ``high``
+    with a dot at each end, so that a single value (``low == high``) shows as one dot.
+
+    Nothing is drawn between the ends but the bar: no midpoint or estimate is implied.
+    ``series`` colours the rows by a column (with a legend), e.g. guideline against reading;
+    ``tooltip_fields`` adds ``(column, title)`` pairs to the tooltip; ``width`` is the plot's
+    width in pixels.
+    """
+    _require_columns(data, [category, low, high] + ([series] if series else [])
+                     + [f for f, _ in tooltip_fields])
+    for name in ("title", "description", "category_title", "value_title"):
+        _require_text(locals()[name], name)
+    if (data[low] > data[high]).any():
+        raise ValueError(f"every row needs {low} <= {high}")
+    frame = data.assign(**{category: data[category].astype(str)})
+    order = list(dict.fromkeys(frame[category].tolist()))
+    fmt = {"format": value_format} if value_format else {}
+    tooltip = [alt.Tooltip(f"{category}:N", title=category_title),
+               *([alt.Tooltip(f"{series}:N", title=series_title or series)] if series else []),
+               *[alt.Tooltip(f"{f}:N", title=t) for f, t in tooltip_fields],
+               alt.Tooltip(f"{low}:Q", title=f"{value_title}, from", **fmt),
+               alt.Tooltip(f"{high}:Q", title=f"{value_title}, to", **fmt)]
+    if series:
+        kinds = list(dict.fromkeys(frame[series].astype(str).tolist()))
+        colour = alt.Color(f"{series}:N", title=series_title or series, sort=kinds,
+                           scale=alt.Scale(domain=kinds, range=palette(len(kinds))),
+                           legend=alt.Legend(orient="top", symbolStrokeWidth=3))
+    else:
+        colour = alt.value(PALETTE[0])
+    base = alt.Chart(frame).encode(
+        y=alt.Y(f"{category}:N", title=category_title, sort=order,
+                axis=_category_axis()),
+        color=colour,
+        tooltip=tooltip,
+    )
+    bar = base.mark_rule(strokeWidth=6).encode(
+        x=alt.X(f"{low}:Q", title=value_title, scale=alt.Scale(zero=True)), x2=f"{high}:Q")
+    ends = [base.mark_point(filled=True, size=110, opacity=1).encode(
+        x=alt.X(f"{end}:Q", title=value_title)) for end in (low, high)]
+    return alt.layer(bar, *ends).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description, height=alt.Step(34), width=width)
+
+
+def reference_chart(
+    points: pd.DataFrame | None = None,
+    *,
+    x: str,
+    y: str,
+    title: str,
+    description: str,
+    x_title: str,
+    y_title: str,
+    series: str | None = None,
+    series_title: str | None = None,
+    y_rules: pd.DataFrame | None = None,
+    y_bands: pd.DataFrame | None = None,
+    x_rules: pd.DataFrame | None = None,
+    x_bands: pd.DataFrame | None = None,
+    x_domain: tuple[float, float] | None = None,
+    y_domain: tuple[float, float] | None = None,
+    value_format: str | None = None,
+    tooltip_fields: Sequence[tuple[str, str]] = (),
+    subtitle: str | None = None,
+) -> alt.LayerChart:
+    """Stated points against the guide lines and bands the source gives, with no curve.
+
+    For a figure whose data are lost: ``points`` (columns ``x``, ``y``, optionally ``series``
+    and the ``tooltip_fields``) are the few readings the text states, drawn as dots and never
+    joined. ``y_rules`` / ``x_rules`` (columns ``value``, ``label``) draw labelled dashed lines
+    across the chart (a ceiling, an average, a crossover); ``y_bands`` / ``x_bands`` (columns
+    ``low``, ``high``, ``label``, optionally ``colour``) shade labelled ranges (rating classes,
+    an interval of users); y bands are grey unless a ``colour`` column gives their colours.
+    Every mark has a tooltip. ``points`` may be ``None`` for a schematic of references only,
+    which then needs ``x_domain`` and ``y_domain``.
+    """
+    for name in ("title", "description", "x_title", "y_title"):
+        _require_text(locals()[name], name)
+    for frame, cols, name in ((y_rules, ["value", "label"], "y_rules"),
+                              (x_rules, ["value", "label"], "x_rules"),
+                              (y_bands, ["low", "high", "label"], "y_bands"),
+                              (x_bands, ["low", "high", "label"], "x_bands")):
+        if frame is not None:
+            missing = [c for c in cols if c not in frame.columns]
+            if missing:
+                raise ValueError(f"{name} lacks column(s) {missing}; it has {list(frame.columns)}")
+            if "low" in cols and (frame["low"] > frame["high"]).any():
+                raise ValueError(f"{name}: every band needs low <= high")
+    if points is None and (x_domain is None or y_domain is None):
+        raise ValueError("without points, x_domain and y_domain must both be given")
+    for domain, name in ((x_domain, "x_domain"), (y_domain, "y_domain")):
+        if domain is not None and not (len(domain) == 2 and domain[0] < domain[1]):
+            raise ValueError(f"{name} must be (low, high) with low < high, got {domain!r}")
+    fmt = {"format": value_format} if value_format else {}
+    x_scale = alt.Scale(domain=list(x_domain)) if x_domain else alt.Scale(zero=True)
+    y_scale = alt.Scale(domain=list(y_domain)) if y_domain else alt.Scale(zero=True)
+
+    def x_enc(field: str) -> alt.X:
+        return alt.X(f"{field}:Q", title=x_title, scale=x_scale)
+
+    def y_enc(field: str) -> alt.Y:
+        return alt.Y(f"{field}:Q", title=y_title, scale=y_scale)
+
+    layers: list[alt.Chart] = []
+    if y_bands is not None:
+        colours = (y_bands["colour"].tolist() if "colour" in y_bands.columns
+                   else ["#888"] * len(y_bands))
+        bands = y_bands.assign(_mid=(y_bands["low"] + y_bands["high"]) / 2, _colour=colours)
+        tips = [alt.Tooltip("label:N", title="Band"),
+                alt.Tooltip("low:Q", title=f"{y_title}, from", **fmt),
+                alt.Tooltip("high:Q", title=f"{y_title}, to", **fmt)]
+        layers.append(alt.Chart(bands).mark_rect(opacity=0.16).encode(
+            y=y_enc("low"), y2="high:Q", fill=alt.Fill("_colour:N", scale=None, legend=None),
+            tooltip=tips))
+        layers.append(alt.Chart(bands).mark_text(align="left", baseline="middle", dx=6,
+                                                 color="#333", fontSize=12).encode(
+            x=alt.value(0), y=y_enc("_mid"), text="label:N", tooltip=tips))
+    if x_bands is not None:
+        # Neighbouring bands alternate in shade so that each stays visible.
+        bands = x_bands.assign(_mid=(x_bands["low"] + x_bands["high"]) / 2,
+                               _shade=[0.10 if i % 2 == 0 else 0.22 for i in range(len(x_bands))])
+        tips = [alt.Tooltip("label:N", title="Band"),
+                alt.Tooltip("low:Q", title=f"{x_title}, from"),
+                alt.Tooltip("high:Q", title=f"{x_title}, to")]
+        layers.append(alt.Chart(bands).mark_rect(color="#555").encode(
+            x=x_enc("low"), x2="high:Q", opacity=alt.Opacity("_shade:Q", scale=None, legend=None),
+            tooltip=tips))
+        layers.append(alt.Chart(bands).mark_text(align="center", baseline="top", dy=4,
+                                                 color="#333", fontSize=12).encode(
+            x=x_enc("_mid"), y=alt.value(0), text="label:N", tooltip=tips))
+    for rules, axis in ((y_rules, "y"), (x_rules, "x")):
+        if rules is None:
+            continue
+        tips = [alt.Tooltip("label:N", title="Line"),
+                alt.Tooltip("value:Q", title=y_title if axis == "y" else x_title, **fmt)]
+        line = alt.Chart(rules).mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#444")
+        if axis == "y":
+            layers.append(line.encode(y=y_enc("value"), tooltip=tips))
+            layers.append(alt.Chart(rules).mark_text(
+                align="right", baseline="bottom", dy=-4, color="#222", fontSize=12).encode(
+                x=alt.value(WIDTH - 4), y=y_enc("value"), text="label:N", tooltip=tips))
+        else:
+            # From below the x bands' labels down to the axis.
+            layers.append(line.encode(x=x_enc("value"), y=alt.value(20),
+                                      y2=alt.value(HEIGHT), tooltip=tips))
+            layers.append(alt.Chart(rules).mark_text(
+                align="left", baseline="bottom", dx=5, color="#222", fontSize=12).encode(
+                x=x_enc("value"), y=alt.value(HEIGHT - 4), text="label:N", tooltip=tips))
+    if points is not None:
+        _require_columns(points, [x, y] + ([series] if series else [])
+                         + [f for f, _ in tooltip_fields])
+        tips = [*([alt.Tooltip(f"{series}:N", title=series_title or series)] if series else []),
+                *[alt.Tooltip(f"{f}:N", title=t) for f, t in tooltip_fields],
+                alt.Tooltip(f"{x}:Q", title=x_title),
+                alt.Tooltip(f"{y}:Q", title=y_title, **fmt)]
+        if series:
+            kinds = list(dict.fromkeys(points[series].astype(str).tolist()))
+            colour = alt.Color(f"{series}:N", title=series_title or series, sort=kinds,
+                               scale=alt.Scale(domain=kinds, range=palette(len(kinds))),
+                               legend=alt.Legend(orient="bottom", direction="vertical",
+                                                 symbolOpacity=1, labelLimit=WIDTH))
+        else:
+            colour = alt.value(PALETTE[0])
+        layers.append(alt.Chart(points).mark_point(filled=True, size=130, opacity=1).encode(
+            x=x_enc(x), y=y_enc(y), color=colour, tooltip=tips))
+    if not layers:
+        raise ValueError("nothing to draw: give points, rules or bands")
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description, width=WIDTH, height=HEIGHT)
+
+
+def step_chart(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    series: str,
+    title: str,
+    description: str,
+    x_title: str,
+    y_title: str,
+    series_title: str | None = None,
+    y_rules: pd.DataFrame | None = None,
+    x_rules: pd.DataFrame | None = None,
+    x_format: str | None = None,
+    subtitle: str | Sequence[str] | None = None,
+) -> alt.LayerChart:
+    """A time series that holds each value until the next sample, one step line per ``series``.
+
+    For counts that jump (threads in a pool, connections in a queue) sampled at regular times:
+    each line is drawn ``step-after``, and every sample carries a tooltip with its exact values
+    (hover along a line). Clicking a legend entry highlights that series. ``y_rules`` /
+    ``x_rules`` (columns ``value`` and ``label``) draw labelled dashed reference lines, e.g. a
+    configured limit or the moment the load changes; series keep the order of first appearance.
+    A long ``subtitle`` can be given as a list of lines.
+    """
+    _require_columns(data, [x, y, series])
+    for name in ("title", "description", "x_title", "y_title"):
+        _require_text(locals()[name], name)
+    for frame, name in ((y_rules, "y_rules"), (x_rules, "x_rules")):
+        if frame is not None:
+            missing = [c for c in ("value", "label") if c not in frame.columns]
+            if missing:
+                raise ValueError(f"{name} lacks column(s) {missing}; it has {list(frame.columns)}")
+    series_title = series_title or series
+    order = [str(s) for s in dict.fromkeys(data[series].tolist())]
+    frame = data.assign(**{series: data[series].astype(str)})
+    highlight = alt.selection_point(fields=[series], bind="legend", name="highlight")
+    x_fmt = {"format": x_format} if x_format else {}
+    x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(zero=True, nice=False),
+                  axis=alt.Axis(**x_fmt))
+    colour = alt.Color(f"{series}:N", title=series_title, sort=order,
+                       scale=alt.Scale(domain=order, range=palette(len(order))),
+                       legend=alt.Legend(orient="top", symbolType="stroke",
+                                         symbolStrokeWidth=3, labelLimit=LEGEND_LABEL_LIMIT))
+    tooltip = [alt.Tooltip(f"{series}:N", title=series_title),
+               alt.Tooltip(f"{x}:Q", title=x_title, **x_fmt),
+               alt.Tooltip(f"{y}:Q", title=y_title)]
+    lines = alt.Chart(frame).mark_line(interpolate="step-after", strokeWidth=2).encode(
+        x=x_enc, y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(zero=True)), color=colour,
+        opacity=alt.condition(highlight, alt.value(1.0), alt.value(FADED_OPACITY)),
+        tooltip=tooltip,
+    ).add_params(highlight)
+    # Invisible points: one hover target with the exact values per sample.
+    targets = alt.Chart(frame).mark_point(size=50, opacity=0, filled=True).encode(
+        x=x_enc, y=alt.Y(f"{y}:Q"), color=colour, tooltip=tooltip)
+    layers: list[alt.Chart] = []
+    for rules, axis in ((y_rules, "y"), (x_rules, "x")):
+        if rules is None:
+            continue
+        axis_title = y_title if axis == "y" else x_title
+        tips = [alt.Tooltip("label:N", title="Line"),
+                alt.Tooltip("value:Q", title=axis_title)]
+        line = alt.Chart(rules).mark_rule(strokeDash=[5, 4], strokeWidth=1.5, color="#666")
+        if axis == "y":
+            layers.append(line.encode(y=alt.Y("value:Q"), tooltip=tips))
+            layers.append(alt.Chart(rules).mark_text(
+                align="left", baseline="bottom", dx=4, dy=-3, color="#333", fontSize=11).encode(
+                x=alt.value(0), y=alt.Y("value:Q"), text="label:N", tooltip=tips))
+        else:
+            layers.append(line.encode(x=alt.X("value:Q"), tooltip=tips))
+            layers.append(alt.Chart(rules).mark_text(
+                align="left", baseline="top", dx=4, dy=4, color="#333", fontSize=11).encode(
+                x=alt.X("value:Q"), y=alt.value(0), text="label:N", tooltip=tips))
+    return alt.layer(*layers, lines, targets).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description, width=WIDTH, height=HEIGHT)
+
+
+def speedup_chart(
+    data: pd.DataFrame,
+    *,
+    cpus: str,
+    speedup: str,
+    series: str,
+    title: str,
+    description: str,
+    series_title: str,
+    x_title: str = "CPUs",
+    y_title: str = "Speedup over one CPU (×)",
+    tooltip_fields: Sequence[tuple[str, str]] = (),
+    linear_label: str = "linear speedup",
+    subtitle: str | Sequence[str] | None = None,
+) -> alt.LayerChart:
+    """Speedup against the number of CPUs, one line with points per ``series`` (in data order),
+    over a dashed grey line of linear speedup (S(n) = n).
+
+    The x axis ticks are the CPU counts in the data. Hovering a point shows its exact values and
+    the ``tooltip_fields`` (``(column, title)`` pairs); clicking a legend entry highlights a
+    series. The legend sits under the chart, two entries to a row. A long ``subtitle`` can be
+    given as a list of lines.
+    """
+    _require_columns(data, [cpus, speedup, series] + [f for f, _ in tooltip_fields])
+    for name in ("title", "description", "series_title", "x_title", "y_title", "linear_label"):
+        _require_text(locals()[name], name)
+    frame = data.assign(**{series: data[series].astype(str)})
+    order = list(dict.fromkeys(frame[series].tolist()))
+    ticks = sorted({int(v) for v in frame[cpus]})
+    highlight = alt.selection_point(fields=[series], bind="legend", name="highlight")
+    x_enc = alt.X(f"{cpus}:Q", title=x_title, scale=alt.Scale(domain=[0, ticks[-1]]),
+                  axis=alt.Axis(values=ticks, format="d"))
+    y_enc = alt.Y(f"{speedup}:Q", title=y_title, scale=alt.Scale(domain=[0, ticks[-1]]))
+    tooltip = [alt.Tooltip(f"{series}:N", title=series_title),
+               *[alt.Tooltip(f"{f}:N", title=t) for f, t in tooltip_fields],
+               alt.Tooltip(f"{cpus}:Q", title=x_title),
+               alt.Tooltip(f"{speedup}:Q", title=y_title, format=".2f")]
+    base = alt.Chart(frame).encode(
+        x=x_enc, y=y_enc,
+        color=alt.Color(f"{series}:N", title=series_title, sort=order,
+                        scale=alt.Scale(domain=order, range=palette(len(order))),
+                        legend=alt.Legend(orient="bottom", direction="vertical", columns=2,
+                                          symbolType="stroke", symbolStrokeWidth=3,
+                                          labelLimit=LEGEND_LABEL_LIMIT)),
+        opacity=alt.condition(highlight, alt.value(1.0), alt.value(FADED_OPACITY)),
+        tooltip=tooltip,
+    )
+    linear = pd.DataFrame({"n": [1, ticks[-1]], "s": [1, ticks[-1]],
+                           "label": [linear_label, linear_label]})
+    reference = alt.Chart(linear).mark_line(strokeDash=[6, 4], strokeWidth=1.5,
+                                            color="#888").encode(
+        x=alt.X("n:Q"), y=alt.Y("s:Q"),
+        tooltip=[alt.Tooltip("label:N", title="Line")])
+    note = alt.Chart(linear.tail(1)).mark_text(align="right", baseline="bottom", dx=-4, dy=-4,
+                                               color="#555", fontSize=11).encode(
+        x=alt.X("n:Q"), y=alt.Y("s:Q"), text="label:N")
+    return alt.layer(reference, note, base.mark_line().add_params(highlight),
+                     base.mark_point(filled=True, size=60)).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description, width=WIDTH, height=HEIGHT)

@@ -33,6 +33,8 @@ import pandas as pd
 import simpy
 from scipy import stats
 
+from ._validation import as_nonnegative, as_positive, as_scalar_integer
+
 __all__ = [
     "MM1BK_METRICS",
     "THREAD_POOL_METRICS",
@@ -155,34 +157,30 @@ def _replication_streams(seed: int, replications: int) -> Iterator[random.Random
         yield random.Random(int.from_bytes(words.tobytes(), "little"))
 
 
-# --------------------------------------------------------------------------- validation
+# --------------------------------------------------------------------------- input checks
 
 
-def _check_count(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+def _positive(value: object, name: str) -> float:
+    return _scalar(as_positive(value, name), name, "a finite number > 0")
 
 
-def _check_time(name: str, value: object, *, allow_zero: bool = False) -> float:
-    allowed = ">= 0" if allow_zero else "> 0"
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite number {allowed}, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
-        raise ValueError(f"{name} must be a finite number {allowed}, got {value!r}")
-    return number
+def _nonnegative(value: object, name: str) -> float:
+    return _scalar(as_nonnegative(value, name), name, "a finite number >= 0")
+
+
+def _scalar(values: np.ndarray, name: str, allowed: str) -> float:
+    if values.ndim != 0:
+        raise ValueError(f"{name} must be a single {allowed[2:]}, got shape {values.shape}")
+    return float(values)
 
 
 def _check_run_length(horizon: object, warmup: object, replications: object, seed: object):
-    horizon = _check_time("horizon", horizon)
-    warmup = _check_time("warmup", warmup, allow_zero=True)
+    horizon = _positive(horizon, "horizon")
+    warmup = _nonnegative(warmup, "warmup")
     if warmup >= horizon:
-        raise ValueError(f"warmup must be in [0, horizon={horizon}), got {warmup!r}")
-    replications = _check_count("replications", replications, 2)
-    seed = _check_count("seed", seed, 0)
+        raise ValueError(f"warmup must be in [0, horizon = {horizon:g}), got {warmup!r}")
+    replications = as_scalar_integer(replications, "replications", minimum=2)
+    seed = as_scalar_integer(seed, "seed", minimum=0)
     return horizon, warmup, replications, seed
 
 
@@ -353,10 +351,10 @@ def simulate_mm1bk(
     system is full and ``rejection_probability`` the fraction of arriving requests dropped.
     Responses are counted when they complete inside the measurement window.
     """
-    clients = _check_count("clients", clients, 1)
-    capacity = _check_count("capacity", capacity, 1)
-    service_time = _check_time("service_time", service_time)
-    think_time = _check_time("think_time", think_time)
+    clients = as_scalar_integer(clients, "clients")
+    capacity = as_scalar_integer(capacity, "capacity")
+    service_time = _positive(service_time, "service_time")
+    think_time = _positive(think_time, "think_time")
     horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
     runs = [
         _MM1BKReplication(clients, capacity, service_time, think_time, warmup, horizon, rng).run(
@@ -467,11 +465,13 @@ class _ThreadPoolReplication:
                 window.count("queue_wait", env.now - arrival)
                 self._mark()
                 self.busy += 1
-                self.at_cpu += 1
-                yield from self._use_cpu()
-                self._mark()
-                self.at_cpu -= 1
-                yield env.timeout(rng.expovariate(1.0 / self.wait_time) if self.wait_time else 0)
+                if self.cpu_time:
+                    self.at_cpu += 1
+                    yield from self._use_cpu()
+                    self._mark()
+                    self.at_cpu -= 1
+                if self.wait_time:
+                    yield env.timeout(rng.expovariate(1.0 / self.wait_time))
                 self._mark()
                 self.busy -= 1
                 self.in_system -= 1
@@ -521,20 +521,23 @@ def simulate_thread_pool(
     fraction of time the CPU is busy, ``busy_threads`` the mean number of threads held,
     ``queue_length`` the mean number of admitted requests waiting for a thread and
     ``queue_wait`` their mean wait for a thread (zero for those that get one at once).
-    The other metrics are as in :func:`simulate_mm1bk`.
+    The other metrics are as in :func:`simulate_mm1bk`. Either ``cpu_time`` or ``wait_time``
+    may be 0, which removes that phase, but not both.
 
     ``processor_sharing`` picks the CPU model: ``True`` simulates processor sharing,
     ``False`` a FCFS server (valid only without overhead, see the class comment), ``None``
     (default) uses processor sharing exactly when an overhead is set.
     """
-    clients = _check_count("clients", clients, 1)
-    capacity = _check_count("capacity", capacity, 1)
-    threads = _check_count("threads", threads, 1)
-    cpu_time = _check_time("cpu_time", cpu_time)
-    wait_time = _check_time("wait_time", wait_time, allow_zero=True)
-    think_time = _check_time("think_time", think_time)
-    thread_overhead = _check_time("thread_overhead", thread_overhead, allow_zero=True)
-    pool_overhead = _check_time("pool_overhead", pool_overhead, allow_zero=True)
+    clients = as_scalar_integer(clients, "clients")
+    capacity = as_scalar_integer(capacity, "capacity")
+    threads = as_scalar_integer(threads, "threads")
+    cpu_time = _nonnegative(cpu_time, "cpu_time")
+    wait_time = _nonnegative(wait_time, "wait_time")
+    if cpu_time == 0 and wait_time == 0:
+        raise ValueError("cpu_time and wait_time must not both be 0: a request needs some time")
+    think_time = _positive(think_time, "think_time")
+    thread_overhead = _nonnegative(thread_overhead, "thread_overhead")
+    pool_overhead = _nonnegative(pool_overhead, "pool_overhead")
     if not (processor_sharing is None or isinstance(processor_sharing, bool)):
         raise ValueError(
             f"processor_sharing must be None, True or False, got {processor_sharing!r}"

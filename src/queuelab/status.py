@@ -8,7 +8,9 @@ audit (:mod:`queuelab.audit`), and the place where the book shows an item from t
 
 from __future__ import annotations
 
+import html
 import json
+import posixpath
 import re
 from pathlib import Path
 
@@ -108,8 +110,37 @@ def status_table(root: Path = ROOT) -> pd.DataFrame:
         raise ValueError(f"unknown status words {unknown}; allowed: {STATUS_WORDS}")
     where = locations(root)
     frame.insert(1, "kind", frame["id"].str.extract(r"-([A-Z])\d+$")[0].map(_KINDS))
-    frame["where"] = frame["id"].map(where).fillna("")
+    frame["where"] = [where.get(i, "") for i in frame["id"]]
     key = frame["id"].str.extract(r"^([A-Z]{2})-([A-Z])(\d+)$")
     order = key[0] + key[1] + key[2].astype(int).map("{:04d}".format)
     return frame.assign(_order=order).sort_values("_order").drop(columns="_order").reset_index(
         drop=True)
+
+
+def _relative(target: str, page: str) -> str:
+    """``target`` (root-relative ``dir/page.html#anchor``) as seen from root-relative ``page``."""
+    path, _, fragment = target.partition("#")
+    rel = posixpath.relpath(path, posixpath.dirname(page) or ".")
+    return f"{rel}#{fragment}" if fragment else rel
+
+
+def html_table(frame: pd.DataFrame, page: str) -> str:
+    """The status table as HTML for the book page ``page`` (root-relative, e.g.
+    ``notebooks/reproduction-status.html``), with each item linked to where the book shows it."""
+    def cell(row) -> str:
+        if not row.where:
+            return "<em>not shown</em>"
+        href = html.escape(_relative(row.where, page), quote=True)
+        name = row.where.split("/")[-1].split(".html")[0]
+        return f'<a href="{href}">{html.escape(name)}</a>'
+
+    body = "\n".join(
+        "<tr>" + "".join(f"<td>{c}</td>" for c in (
+            html.escape(row.id), html.escape(row.kind or ""), html.escape(row.document),
+            html.escape(row.status), cell(row), html.escape(row.why))) + "</tr>"
+        for row in frame.itertuples()
+    )
+    head = "".join(f"<th>{h}</th>" for h in ("ID", "kind", "document", "status", "shown in",
+                                              "why"))
+    return (f'<table class="queuelab-status"><thead><tr>{head}</tr></thead>'
+            f"<tbody>\n{body}\n</tbody></table>")

@@ -23,10 +23,10 @@ ROW_COUNTS = {
     "file_cache_status": 31,
     "init_resonate_parameters": 10,
     "solaris_tuning": 16,
+    "directive_defaults": 34,
     "sizing_magnus_conf": 26,
     "f4800_system": 5,
     "f4800_cpus": 12,
-    "directive_defaults": 34,
     "stated_values": 133,
     "figures": 16,
 }

@@ -9,7 +9,7 @@ from queuelab.simulation import simulate_mm1bk, simulate_thread_pool
 from .agreement import MIN_COVERAGE, coverage, far_outside, outside
 from .closed_forms import mm1bk_closed_form, thread_pool_no_queue, thread_pool_no_wait
 
-RUN = {"horizon": 800.0, "warmup": 100.0, "replications": 10}
+RUN = {"horizon": 600.0, "warmup": 60.0, "replications": 10}
 
 # (clients, capacity, service_time, think_time)
 MM1BK_POINTS = [
@@ -23,7 +23,7 @@ MM1BK_POINTS = [
 # keyword arguments of simulate_thread_pool, with wait_time = 0 or threads >= clients
 THREAD_POOL_POINTS = [
     dict(clients=20, capacity=20, threads=20, cpu_time=0.1, wait_time=0.3, think_time=4.0),
-    dict(clients=50, capacity=60, threads=50, cpu_time=0.05, wait_time=0.5, think_time=2.0),
+    dict(clients=25, capacity=30, threads=25, cpu_time=0.05, wait_time=0.5, think_time=2.0),
     dict(clients=40, capacity=10, threads=5, cpu_time=0.1, wait_time=0.0, think_time=4.0),
     dict(
         clients=40,

@@ -1,0 +1,127 @@
+"""The heat-map and interval chart builders used by the domino-threads chapter."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from queuelab import charts
+
+
+@pytest.fixture
+def cells():
+    rows = [(m, u, t, v + shift) for m, shift in (("A", 0.0), ("B", -30.0))
+            for u in (25, 200) for t, v in ((10, 0.0), (50, 12.5), (200, -25.0))]
+    frame = pd.DataFrame(rows, columns=["measure", "users", "threads", "change"])
+    frame["as_printed"] = frame["change"].map("{:.2f} s".format)
+    return frame
+
+
+def heat(frame, **overrides):
+    kwargs = dict(x="threads", y="users", value="change", title="T", description="D",
+                  x_title="HTTP threads", y_title="Users", value_title="Change (%)",
+                  value_format="+.0f")
+    kwargs.update(overrides)
+    return charts.heatmap(frame, **kwargs)
+
+
+def test_heatmap_has_title_description_axes_and_exact_tooltips(cells):
+    spec = heat(cells, tooltip_fields=[("as_printed", "Measured")]).to_dict()
+    assert spec["title"] == "T" and spec["description"] == "D"
+    rect, text = spec["layer"]
+    assert rect["mark"]["type"] == "rect" and text["mark"]["type"] == "text"
+    assert rect["encoding"]["x"]["title"] == "HTTP threads"
+    assert rect["encoding"]["y"]["title"] == "Users"
+    assert rect["encoding"]["x"]["type"] == "ordinal"
+    assert rect["encoding"]["x"]["sort"] == [10, 50, 200]
+    assert rect["encoding"]["x"]["axis"]["grid"] is False
+    tips = {t["field"]: t for t in rect["encoding"]["tooltip"]}
+    assert tips["change"]["format"] == "+.0f"
+    assert tips["as_printed"]["title"] == "Measured"
+    assert set(tips) == {"users", "threads", "change", "as_printed"}
+
+
+def test_heatmap_labels_cells_with_the_formatted_value(cells):
+    chart = heat(cells)
+    labels = chart.data["_label"].tolist()
+    assert labels == [format(v, "+.0f") for v in cells["change"]]
+    assert chart.to_dict()["layer"][1]["encoding"]["text"]["field"] == "_label"
+    assert "_label" not in cells.columns  # the caller's frame is left alone
+
+
+def test_heatmap_diverging_scale_is_symmetric_around_zero(cells):
+    scale = heat(cells, diverging=True).to_dict()["layer"][0]["encoding"]["color"]["scale"]
+    extent = cells["change"].abs().max()
+    assert scale["domain"] == [-extent, extent]
+    assert scale["domainMid"] == 0
+    sequential = heat(cells).to_dict()["layer"][0]["encoding"]["color"]["scale"]
+    assert "domainMid" not in sequential
+
+
+def test_heatmap_facets_in_order_of_appearance(cells):
+    spec = heat(cells.iloc[::-1], facet="measure", facet_title="Measure",
+                facet_columns=2).to_dict()
+    assert spec["facet"]["field"] == "measure"
+    assert spec["facet"]["sort"] == ["B", "A"]
+    assert spec["columns"] == 2
+    assert spec["title"] == "T" and spec["description"] == "D"
+    tips = {t["field"]: t["title"] for t in spec["spec"]["layer"][0]["encoding"]["tooltip"]}
+    assert tips["measure"] == "Measure"
+
+
+@pytest.mark.parametrize("name", ["title", "description", "x_title", "y_title", "value_title"])
+def test_heatmap_refuses_missing_text(cells, name):
+    with pytest.raises(ValueError, match=name):
+        heat(cells, **{name: " "})
+
+
+def test_heatmap_refuses_unknown_columns_and_bad_facet_columns(cells):
+    with pytest.raises(ValueError, match="lacks column"):
+        heat(cells, tooltip_fields=[("nope", "Nope")])
+    with pytest.raises(ValueError, match="facet_columns must be an integer >= 1"):
+        heat(cells, facet="measure", facet_columns=0)
+
+
+@pytest.fixture
+def estimates():
+    return pd.DataFrame({"load": ["25 users", "200 users"], "est": [338.0, 433.0],
+                         "lo": [241.0, 388.0], "hi": [435.0, 477.0]})
+
+
+def interval(frame, **overrides):
+    kwargs = dict(category="load", estimate="est", low="lo", high="hi", title="T",
+                  description="D", category_title="Load", value_title="KB per thread",
+                  value_format=".0f")
+    kwargs.update(overrides)
+    return charts.interval_chart(frame, **kwargs)
+
+
+def test_interval_chart_points_intervals_and_tooltips(estimates):
+    spec = interval(estimates).to_dict()
+    assert spec["title"] == "T" and spec["description"] == "D"
+    rules_layer, points = spec["layer"]
+    assert rules_layer["mark"]["type"] == "rule" and points["mark"]["type"] == "point"
+    assert rules_layer["encoding"]["x"]["field"] == "lo"
+    assert rules_layer["encoding"]["x2"]["field"] == "hi"
+    assert rules_layer["encoding"]["x"]["title"] == "KB per thread"
+    assert points["encoding"]["y"]["sort"] == ["25 users", "200 users"]
+    tips = {t["field"]: t for t in points["encoding"]["tooltip"]}
+    assert {"load", "est", "lo", "hi"} == set(tips)
+    assert tips["est"]["format"] == ".0f"
+
+
+def test_interval_chart_shades_the_reference_band(estimates):
+    chart = interval(estimates, reference=(20, 40), reference_label="stated")
+    band = chart.layer[0]
+    assert band.data[["ref_low", "ref_high"]].iloc[0].tolist() == [20.0, 40.0]
+    assert band.data["ref_label"].iloc[0] == "stated"
+    assert len(chart.to_dict()["layer"]) == 4
+
+
+def test_interval_chart_refuses_a_reversed_band_and_missing_text(estimates):
+    with pytest.raises(ValueError, match="reference must be"):
+        interval(estimates, reference=(40, 20))
+    with pytest.raises(ValueError, match="value_title"):
+        interval(estimates, value_title="")
+    with pytest.raises(ValueError, match="lacks column"):
+        interval(estimates, high="nope")
