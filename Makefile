@@ -61,7 +61,7 @@ notebooks-check: setup
 	$(PY) -m pytest -q tests/test_notebooks_stored.py
 
 nbval: setup
-	$(PY) -m pytest -q -p no:randomly --nbval --nbval-current-env \
+	$(PY) -m pytest -q --nbval --nbval-current-env \
 	  --nbval-sanitize-with nbval-sanitize.cfg notebooks
 
 site-tests: chromium
@@ -78,6 +78,14 @@ execute-notebooks: setup
 # JupyterLab in the project's environment; charts render offline in live kernels.
 lab: setup
 	QUEUELAB_LIVE=1 $(VENV)/bin/jupyter lab notebooks
+
+# Model validation against discrete-event simulation (minutes; writes results/validation_models.*)
+validate: setup
+	$(PY) scripts/validate_models.py
+
+# Speed of the analytic models (writes results/benchmark_models.*)
+benchmark: setup
+	$(PY) scripts/benchmark_models.py
 
 clean:
 	rm -rf _build book/_static/vendor node_modules

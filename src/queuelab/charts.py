@@ -891,3 +891,543 @@ def speedup_chart(
                      base.mark_point(filled=True, size=60)).properties(
         title=alt.Title(title, subtitle=subtitle) if subtitle else title,
         description=description, width=WIDTH, height=HEIGHT)
+
+
+def curve_chart(
+    curves: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    series: str,
+    title: str,
+    description: str,
+    x_title: str,
+    y_title: str,
+    series_title: str | None = None,
+    marks_at: Sequence[float] = (),
+    unmarked: Sequence[str] = (),
+    dashed: Sequence[str] = (),
+    y_format: str = ".3f",
+    x_format: str = "d",
+    points: pd.DataFrame | None = None,
+    points_name: str | None = None,
+    y_rules: pd.DataFrame | None = None,
+    y_bands: pd.DataFrame | None = None,
+    y_domain: tuple[float, float] | None = None,
+    subtitle: str | Sequence[str] | None = None,
+) -> alt.LayerChart:
+    """Curves computed on a fine grid of ``x``, one line per ``series``, marked at chosen x.
+
+    For a model evaluated at every setting (every client count, say) where the source measured
+    only some: each line runs through the whole grid, a dot marks it at every x in
+    ``marks_at``, and every grid row carries a tooltip with its exact values (hover along a
+    line). Clicking a legend entry highlights a series. Series keep the order of first
+    appearance; those named in ``dashed`` are drawn dashed (a second definition of the same
+    quantity, a bound), and those named in ``unmarked`` get no dots (a bound is no model).
+
+    ``points`` (columns ``x``, ``y`` and ``label``) are values the source states, drawn as open
+    squares and never joined, under the legend entry ``points_name`` (above the plot).
+    ``y_rules`` (columns ``value``, ``label``) draw labelled dashed lines across the chart;
+    ``y_bands`` (columns ``low``, ``high``, ``label``) shade labelled ranges. ``y_domain``
+    fixes the y range. A long ``subtitle`` can be given as a list of lines.
+    """
+    _require_columns(curves, [x, y, series])
+    for name in ("title", "description", "x_title", "y_title"):
+        _require_text(locals()[name], name)
+    order = [str(s) for s in dict.fromkeys(curves[series].tolist())]
+    for names, name in ((dashed, "dashed"), (unmarked, "unmarked")):
+        unknown = sorted(set(names) - set(order))
+        if unknown:
+            raise ValueError(f"{name} names series {unknown} that curves lack; series: {order}")
+    for frame, cols, name in ((y_rules, ["value", "label"], "y_rules"),
+                              (y_bands, ["low", "high", "label"], "y_bands"),
+                              (points, [x, y, "label"], "points")):
+        if frame is not None:
+            missing = [c for c in cols if c not in frame.columns]
+            if missing:
+                raise ValueError(f"{name} lacks column(s) {missing}; it has {list(frame.columns)}")
+    if y_bands is not None and (y_bands["low"] > y_bands["high"]).any():
+        raise ValueError("y_bands: every band needs low <= high")
+    if points is not None:
+        _require_text(points_name, "points_name")
+    if y_domain is not None and (len(y_domain) != 2 or not y_domain[0] < y_domain[1]):
+        raise ValueError(f"y_domain must be (low, high) with low < high, got {y_domain!r}")
+    series_title = series_title or series
+    frame = curves.assign(**{series: curves[series].astype(str)})
+    highlight = alt.selection_point(fields=[series], bind="legend", name="highlight")
+    y_scale = alt.Scale(domain=list(y_domain)) if y_domain is not None else alt.Scale(zero=True)
+    clip = y_domain is not None
+    x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(zero=True, nice=False))
+    y_enc = alt.Y(f"{y}:Q", title=y_title, scale=y_scale)
+    legend = alt.Legend(orient="bottom", direction="vertical", symbolType="stroke",
+                        symbolStrokeWidth=3, labelLimit=LEGEND_LABEL_LIMIT)
+    colour = alt.Color(f"{series}:N", title=series_title, sort=order, legend=legend,
+                       scale=alt.Scale(domain=order, range=palette(len(order))))
+    dash = alt.StrokeDash(f"{series}:N", title=series_title, sort=order, legend=legend,
+                          scale=alt.Scale(domain=order, range=[[7, 4] if s in dashed else [1, 0]
+                                                               for s in order]))
+    tooltip = [alt.Tooltip(f"{series}:N", title=series_title),
+               alt.Tooltip(f"{x}:Q", title=x_title, format=x_format),
+               alt.Tooltip(f"{y}:Q", title=y_title, format=y_format)]
+    faded = alt.condition(highlight, alt.value(1.0), alt.value(FADED_OPACITY))
+    base = alt.Chart(frame).encode(x=x_enc, y=y_enc, color=colour, tooltip=tooltip)
+    lines = base.mark_line(strokeWidth=2.5, clip=clip).encode(
+        strokeDash=dash, opacity=faded).add_params(highlight)
+    # Invisible points: a hover target with the exact values at every grid row.
+    targets = base.mark_point(size=45, opacity=0, filled=True, clip=clip)
+    layers: list[alt.Chart] = []
+    if y_bands is not None:
+        bands = y_bands.assign(_mid=(y_bands["low"] + y_bands["high"]) / 2)
+        tips = [alt.Tooltip("label:N", title="Band"),
+                alt.Tooltip("low:Q", title=f"{y_title}, from", format=y_format),
+                alt.Tooltip("high:Q", title=f"{y_title}, to", format=y_format)]
+        layers.append(alt.Chart(bands).mark_rect(color=BAND_COLOUR, opacity=0.22).encode(
+            y=alt.Y("low:Q", scale=y_scale), y2="high:Q", tooltip=tips))
+        layers.append(alt.Chart(bands).mark_text(align="left", baseline="middle", dx=6,
+                                                 color="#333", fontSize=12).encode(
+            x=alt.value(0), y=alt.Y("_mid:Q", scale=y_scale), text="label:N", tooltip=tips))
+    if y_rules is not None:
+        tips = [alt.Tooltip("label:N", title="Line"),
+                alt.Tooltip("value:Q", title=y_title, format=y_format)]
+        layers.append(alt.Chart(y_rules).mark_rule(strokeDash=[3, 3], strokeWidth=1.5,
+                                                   color="#444").encode(
+            y=alt.Y("value:Q", scale=y_scale), tooltip=tips))
+        layers.append(alt.Chart(y_rules).mark_text(align="right", baseline="bottom", dy=-4,
+                                                   color="#222", fontSize=12).encode(
+            x=alt.value(WIDTH - 4), y=alt.Y("value:Q", scale=y_scale), text="label:N",
+            tooltip=tips))
+    layers += [lines, targets]
+    if len(marks_at) and set(order) - set(unmarked):
+        marked = base.transform_filter(alt.FieldOneOfPredicate(
+            field=x, oneOf=[float(v) for v in marks_at]))
+        if unmarked:
+            marked = marked.transform_filter(alt.FieldOneOfPredicate(
+                field=series, oneOf=[s for s in order if s not in unmarked]))
+        marked = marked.mark_point(
+            filled=True, size=60, clip=clip).encode(opacity=faded)
+        layers.append(marked)
+    resolve: dict[str, str] = {}
+    if points is not None:
+        kind = alt.Scale(domain=[points_name], range=["square"])
+        layers.append(alt.Chart(points).transform_calculate(
+            _kind=f"'{_escape(points_name)}'").mark_point(
+            filled=False, size=120, strokeWidth=2, color="#222", opacity=1, clip=clip).encode(
+            x=alt.X(f"{x}:Q"), y=alt.Y(f"{y}:Q", scale=y_scale),
+            shape=alt.Shape("_kind:N", scale=kind, legend=alt.Legend(
+                orient="top", title=None, labelLimit=LEGEND_LABEL_LIMIT)),
+            tooltip=[alt.Tooltip("label:N", title="Stated"),
+                     alt.Tooltip(f"{x}:Q", title=x_title, format=x_format),
+                     alt.Tooltip(f"{y}:Q", title=y_title, format=y_format)]))
+        resolve["shape"] = "independent"
+    chart = alt.layer(*layers)
+    if resolve:
+        chart = chart.resolve_legend(**resolve)
+    return chart.properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description, width=WIDTH, height=HEIGHT)
+
+
+def block_diagram(
+    boxes: pd.DataFrame,
+    arrows: pd.DataFrame,
+    *,
+    title: str,
+    description: str,
+    subtitle: str | Sequence[str] | None = None,
+    width: int = WIDTH + 120,
+    height: int = 260,
+) -> alt.LayerChart:
+    """A diagram of boxes joined by arrows, drawn in pixels (x to the right, y downwards).
+
+    ``boxes``: columns ``x``, ``y``, ``x2``, ``y2`` (two corners), ``label`` (lines split at
+    "\\n"; may be empty) and ``detail`` (the tooltip's sentence); optional ``fill`` (a colour)
+    and ``anchor`` ("middle", the default, or "top" to put the label along the top edge, over
+    boxes drawn inside it). ``arrows``: columns ``x``, ``y`` (tail), ``x2``, ``y2`` (head),
+    ``label`` and ``detail``; optional ``lx``, ``ly`` place the label (default: the middle,
+    just above), ``head`` (default True) draws the arrowhead (False for the first legs of a
+    bent arrow) and ``dashed`` (default False) dashes the shaft. Every box and arrow has a
+    tooltip. The axes are hidden.
+    """
+    import math
+
+    _require_columns(boxes, ["x", "y", "x2", "y2", "label", "detail"])
+    _require_columns(arrows, ["x", "y", "x2", "y2", "label", "detail"])
+    for name in ("title", "description"):
+        _require_text(locals()[name], name)
+    for frame, name in ((boxes, "boxes"), (arrows, "arrows")):
+        coords = frame[["x", "y", "x2", "y2"]].astype(float)
+        inside = ((coords[["x", "x2"]] >= 0) & (coords[["x", "x2"]] <= width)).all(axis=None) \
+            and ((coords[["y", "y2"]] >= 0) & (coords[["y", "y2"]] <= height)).all(axis=None)
+        if not inside:
+            raise ValueError(f"{name} must lie within 0..width = {width} and 0..height = "
+                             f"{height} pixels")
+    if ((boxes["x"] >= boxes["x2"]) | (boxes["y"] >= boxes["y2"])).any():
+        raise ValueError("boxes need x < x2 and y < y2 (x, y the top-left corner)")
+    x_scale = alt.Scale(domain=[0, width], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[0, height], nice=False, zero=False, reverse=True)
+
+    def xy(field_x: str, field_y: str) -> dict:
+        return {"x": alt.X(f"{field_x}:Q", scale=x_scale, axis=None),
+                "y": alt.Y(f"{field_y}:Q", scale=y_scale, axis=None)}
+
+    box = boxes.assign(
+        fill=boxes["fill"].fillna("#ffffff") if "fill" in boxes.columns else "#ffffff",
+        anchor=boxes["anchor"].fillna("middle") if "anchor" in boxes.columns else "middle",
+        _tip=boxes["label"].str.replace("\n", " ", regex=False),
+        _lines=boxes["label"].str.split("\n"),
+    )
+    bad = sorted(set(box["anchor"]) - {"middle", "top"})
+    if bad:
+        raise ValueError(f"anchor must be 'middle' or 'top', got {bad}")
+    box["_tx"] = (box["x"] + box["x2"]) / 2
+    box["_ty"] = [y + 8 if a == "top" else (y + y2) / 2 - 8 * (len(lines) - 1)
+                  for y, y2, a, lines in zip(box["y"], box["y2"], box["anchor"], box["_lines"],
+                                             strict=True)]
+    box["_baseline"] = ["top" if a == "top" else "middle" for a in box["anchor"]]
+    box_tips = [alt.Tooltip("_tip:N", title="Part"), alt.Tooltip("detail:N", title="What it does")]
+    rects = alt.Chart(box).mark_rect(stroke="#333", strokeWidth=1.5, cornerRadius=4).encode(
+        **xy("x", "y"), x2="x2:Q", y2="y2:Q", fill=alt.Fill("fill:N", scale=None),
+        tooltip=box_tips)
+    labelled = box[box["label"].str.len() > 0]
+    texts = [alt.Chart(labelled[labelled["_baseline"] == b]).mark_text(
+        fontSize=13, color="#111", baseline=b, lineHeight=16).encode(
+        **xy("_tx", "_ty"), text=alt.Text("_lines:N"), tooltip=box_tips)
+        for b in ("top", "middle") if (labelled["_baseline"] == b).any()]
+    arrow = arrows.assign(
+        head=arrows["head"].fillna(True) if "head" in arrows.columns else True,
+        dashed=arrows["dashed"].fillna(False) if "dashed" in arrows.columns else False,
+    )
+    dx = arrow["x2"].astype(float) - arrow["x"].astype(float)
+    dy = arrow["y2"].astype(float) - arrow["y"].astype(float)
+    # a triangle points up at angle 0 and turns clockwise; on screen y grows downwards
+    arrow["_angle"] = [math.degrees(math.atan2(a, -b)) % 360 for a, b in zip(dx, dy, strict=True)]
+    # the triangle is drawn about its centre: step back so that its tip ends at the head
+    length = (dx**2 + dy**2) ** 0.5
+    arrow["_hx"] = arrow["x2"] - 5 * dx / length
+    arrow["_hy"] = arrow["y2"] - 5 * dy / length
+    middle_x, above_y = (arrow["x"] + arrow["x2"]) / 2, (arrow["y"] + arrow["y2"]) / 2 - 8
+    arrow["_lx"] = arrow["lx"].fillna(middle_x) if "lx" in arrow.columns else middle_x
+    arrow["_ly"] = arrow["ly"].fillna(above_y) if "ly" in arrow.columns else above_y
+    arrow_tips = [alt.Tooltip("label:N", title="Arrow"), alt.Tooltip("detail:N", title="Meaning")]
+    shafts = alt.Chart(arrow).mark_rule(strokeWidth=2, color="#333").encode(
+        **xy("x", "y"), x2="x2:Q", y2="y2:Q", tooltip=arrow_tips,
+        strokeDash=alt.condition("datum.dashed", alt.value([6, 4]), alt.value([1, 0])))
+    heads = alt.Chart(arrow[arrow["head"].astype(bool)]).mark_point(
+        shape="triangle", size=110, filled=True, color="#333", opacity=1).encode(
+        **xy("_hx", "_hy"), angle=alt.Angle("_angle:Q", scale=None), tooltip=arrow_tips)
+    notes = alt.Chart(arrow[arrow["label"].str.len() > 0]).mark_text(
+        fontSize=12, color="#333", fontStyle="italic").encode(
+        **xy("_lx", "_ly"), text="label:N", tooltip=arrow_tips)
+    return alt.layer(rects, *texts, shafts, heads, notes).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description, width=width, height=height)
+
+
+def curve_panels_chart(
+    curves: pd.DataFrame,
+    *,
+    x: str,
+    series: str,
+    column: str,
+    panels: Sequence[tuple[str, str, str]],
+    title: str,
+    description: str,
+    x_title: str,
+    series_title: str,
+    column_title: str,
+    marks_at: Sequence[float] = (),
+    x_format: str = "d",
+    subtitle: str | Sequence[str] | None = None,
+    panel_width: int = 255,
+    panel_height: int = 150,
+) -> alt.VConcatChart:
+    """Model curves in a grid of small panels: a row per quantity, a column per setting.
+
+    For a model evaluated on a fine grid of ``x`` under several settings. ``panels`` lists
+    ``(column, y_title, tooltip_format)`` for each row, a quantity with its unit; the panels of
+    a row share one y axis, so that the columns (one per value of ``column``, e.g. two queue
+    sizes, in order of first appearance) compare directly. One line per value of ``series``
+    (order of first appearance), in the same colour in every panel; clicking a legend entry
+    highlights that series in every panel. A dot marks each line at every x in ``marks_at``
+    (the settings a source measured), and every grid row carries a tooltip with its exact
+    values (hover along a line).
+    """
+    if not panels:
+        raise ValueError("panels must list at least one (column, y_title, tooltip_format)")
+    _require_columns(curves, [x, series, column] + [p[0] for p in panels])
+    for name in ("title", "description", "x_title", "series_title", "column_title"):
+        _require_text(locals()[name], name)
+    for _, y_title, _ in panels:
+        _require_text(y_title, "y_title of a panel")
+    order = [str(s) for s in dict.fromkeys(curves[series].tolist())]
+    settings = [str(c) for c in dict.fromkeys(curves[column].tolist())]
+    frame = curves.assign(**{series: curves[series].astype(str),
+                             column: curves[column].astype(str)})
+    highlight = alt.selection_point(fields=[series], bind="legend", name="highlight")
+    faded = alt.condition(highlight, alt.value(1.0), alt.value(FADED_OPACITY))
+    legend = alt.Legend(orient="bottom", direction="horizontal", symbolType="stroke",
+                        symbolStrokeWidth=3, labelLimit=LEGEND_LABEL_LIMIT)
+    colour = alt.Color(f"{series}:N", title=series_title, sort=order, legend=legend,
+                       scale=alt.Scale(domain=order, range=palette(len(order))))
+    rows = []
+    for i, (field, y_title, y_format) in enumerate(panels):
+        last = i == len(panels) - 1
+        tooltip = [alt.Tooltip(f"{series}:N", title=series_title),
+                   alt.Tooltip(f"{column}:N", title=column_title),
+                   alt.Tooltip(f"{x}:Q", title=x_title, format=x_format),
+                   alt.Tooltip(f"{field}:Q", title=y_title, format=y_format)]
+        base = alt.Chart().encode(
+            x=alt.X(f"{x}:Q", title=x_title if last else None,
+                    scale=alt.Scale(zero=True, nice=False)),
+            y=alt.Y(f"{field}:Q", title=y_title, scale=alt.Scale(zero=True)),
+            color=colour, tooltip=tooltip)
+        lines = base.mark_line(strokeWidth=2.2).encode(opacity=faded)
+        if i == 0:
+            lines = lines.add_params(highlight)
+        # Invisible points: a hover target with the exact values at every grid row.
+        layers = [lines, base.mark_point(size=40, opacity=0, filled=True)]
+        if len(marks_at):
+            layers.append(base.transform_filter(alt.FieldOneOfPredicate(
+                field=x, oneOf=[float(v) for v in marks_at])).mark_point(
+                filled=True, size=36).encode(opacity=faded))
+        header = (alt.Header(labelFontSize=12, labelFontWeight="bold", titleFontSize=13)
+                  if i == 0 else alt.Header(labels=False, title=None))
+        rows.append(alt.layer(*layers, data=frame).properties(
+            width=panel_width, height=panel_height).facet(
+            column=alt.Column(f"{column}:N", sort=settings, header=header,
+                              title=column_title if i == 0 else None)))
+    return alt.vconcat(*rows, spacing=14).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description)
+
+
+# --- slider explorer (the what-if page) -------------------------------------------------------
+
+EXPLORER_DIGITS = 4  # significant digits the slider explorer stores of each value
+
+
+def _explorer_number(value: float, decimals: int | None = None) -> float | int:
+    """``value`` with EXPLORER_DIGITS significant digits (or ``decimals`` places), an int when
+    whole: the explorer embeds tens of thousands of numbers in its page."""
+    v = float(value)
+    v = round(v, decimals) if decimals is not None else float(f"{v:.{EXPLORER_DIGITS}g}")
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _explorer_slider(frame: pd.DataFrame, column: str) -> list[float]:
+    """The sorted values of a slider column, which must be evenly spaced."""
+    import numpy as np
+
+    values = sorted({float(f"{v:.10g}") for v in frame[column]})
+    steps = np.diff(values)
+    if len(values) > 1 and not np.allclose(steps, steps[0], rtol=1e-9, atol=0):
+        raise ValueError(f"slider column {column!r} must take evenly spaced values (a range "
+                         f"slider has one step), got {values}")
+    return values
+
+
+def _explorer_pack(frame: pd.DataFrame, x: str, keys: Sequence[str], values: Sequence[str],
+                   decimals: dict[str, int]) -> list[dict]:
+    """One record per combination of ``keys`` (fields ``s0``, ``s1``, ...) holding each column
+    of ``values`` as a list over the sorted ``x`` (fields ``m0``, ``m1``, ...)."""
+    xs = sorted(frame[x].unique().tolist())
+    records = []
+    for combo, group in frame.sort_values([*keys, x]).groupby(list(keys), sort=True):
+        if group[x].tolist() != xs:
+            raise ValueError(f"the grid must hold every {x} value {xs} once for each "
+                             f"combination of {list(keys)}; "
+                             f"{dict(zip(keys, combo, strict=True))} has {group[x].tolist()}")
+        record = {f"s{i}": _explorer_number(float(f"{v:.10g}")) for i, v in enumerate(combo)}
+        for j, column in enumerate(values):
+            record[f"m{j}"] = [_explorer_number(v, decimals.get(column)) for v in group[column]]
+        records.append(record)
+    return records
+
+
+def slider_explorer(
+    grid: pd.DataFrame,
+    *,
+    x: str,
+    x_title: str,
+    sliders: Sequence[tuple[str, str]],
+    panels: Sequence[tuple[str, str, str, str]],
+    initial: dict[str, float],
+    title: str,
+    description: str,
+    pool: tuple[str, str, str] | None = None,
+    answers: pd.DataFrame | None = None,
+    answer_series: Sequence[tuple[str, str]] = (),
+    answer_title: str = "",
+    answer_y_title: str = "",
+    load_label: str = "",
+    decimals: dict[str, int] | None = None,
+    subtitle: str | Sequence[str] | None = None,
+    panel_width: int = 270,
+    panel_height: int = 160,
+) -> alt.VConcatChart:
+    """Small panels of precomputed model results against ``x``, steered by range sliders.
+
+    A static page runs no Python: ``grid`` holds every panel's value at every combination of
+    the slider columns and of ``x`` (all its values are drawn). ``sliders`` lists
+    ``(column, label)``: the column's values must be evenly spaced and its name a valid
+    identifier (it names the slider's parameter); ``initial`` maps columns to starting values
+    (default: the smallest). ``panels`` lists ``(column, y_title, tooltip_format, scale)``,
+    scale ``"linear"`` or ``"log"``, two panels to a row; each panel's y range is fixed over
+    the whole grid, so a moved slider moves the curve, not the axis. Every point's tooltip
+    gives the values of all panels. Values are stored with EXPLORER_DIGITS significant digits
+    (``decimals`` maps a column to decimal places instead).
+
+    ``pool = (slider column, panel column, label)`` draws the slider's value as a dashed rule
+    on that panel (the pool size over the busy threads, say). ``answers`` adds a panel: one
+    line per ``answer_series`` ``(column, label)`` of whole numbers against ``x``, selected by
+    the sliders whose columns it has, and a readout of every answer at the ``x`` picked by an
+    extra slider named ``load`` (label ``load_label``; ``initial["load"]`` starts it).
+    """
+    import json
+
+    import numpy as np
+
+    if not sliders or not panels:
+        raise ValueError("sliders and panels must each list at least one entry")
+    slider_cols = [c for c, _ in sliders]
+    _require_columns(grid, [x, *slider_cols, *(p[0] for p in panels)])
+    for name in ("x_title", "title", "description"):
+        _require_text(locals()[name], name)
+    for column in slider_cols:
+        if not column.isidentifier() or column == "load":
+            raise ValueError(f"slider column {column!r} must be a valid identifier other than "
+                             "'load' (it names the slider's parameter)")
+    for column, _, _, scale_type in panels:
+        if scale_type not in ("linear", "log"):
+            raise ValueError(f"panel scale must be 'linear' or 'log', got {scale_type!r} for "
+                             f"{column!r}")
+    decimals = dict(decimals or {})
+    xs = sorted(float(v) for v in grid[x].unique())
+    x_step = xs[1] - xs[0] if len(xs) > 1 else 1.0
+    x_list = json.dumps([_explorer_number(v) for v in xs])
+    params, tests = [], {}
+    for column, label in sliders:
+        values = _explorer_slider(grid, column)
+        start = float(initial.get(column, values[0]))
+        if not any(np.isclose(start, v) for v in values):
+            raise ValueError(f"initial[{column!r}] must be one of {values}, got {start!r}")
+        step = values[1] - values[0] if len(values) > 1 else 1.0
+        params.append(alt.param(name=column, value=_explorer_number(start),
+                                bind=alt.binding_range(min=values[0], max=values[-1],
+                                                       step=step, name=f"{label} ")))
+        tests[column] = f"abs(datum.s{{}} - {column}) < {step / 2!r}"
+
+    def selected(chart: alt.Chart, columns: Sequence[str], n: int) -> alt.Chart:
+        """The one record the sliders pick, unpacked to one row per x."""
+        condition = " && ".join(tests[c].format(i) for i, c in enumerate(columns)) or "true"
+        return chart.transform_filter(condition).transform_flatten(
+            [f"m{j}" for j in range(n)]).transform_window(_i="row_number()").transform_calculate(
+            **{x: f"{x_list}[datum._i - 1]"})
+
+    def slider_rule(column: str, label: str) -> alt.Chart:
+        return alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(
+            _v=column, _label=f"'{_escape(label)} ' + {column}")
+
+    x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(domain=[0, xs[-1]], nice=False),
+                  axis=alt.Axis(format="d"))
+    tips = [alt.Tooltip(f"{x}:Q", title=x_title, format="d")] + [
+        alt.Tooltip(f"m{j}:Q", title=y_title, format=fmt)
+        for j, (_, y_title, fmt, _) in enumerate(panels)]
+    data = alt.InlineData(values=_explorer_pack(grid, x, slider_cols, [p[0] for p in panels],
+                                                decimals))
+    views = []
+    for j, (column, y_title, fmt, scale_type) in enumerate(panels):
+        values = grid[column].astype(float)
+        if scale_type == "log":
+            positive = values[values > 0]
+            domain = [float(positive.min()) / 1.25, float(positive.max()) * 1.25]
+        else:
+            domain = [min(0.0, float(values.min())), float(values.max()) * 1.05 or 1.0]
+        scale = alt.Scale(type=scale_type, domain=domain, nice=False)
+        axis = alt.Axis(format=".0%") if fmt.endswith("%") else (
+            alt.Axis(format="~g") if scale_type == "log" else alt.Axis())
+        base = selected(alt.Chart(), slider_cols, len(panels)).encode(
+            x=x_enc, y=alt.Y(f"m{j}:Q", title=y_title, scale=scale, axis=axis), tooltip=tips)
+        layers = [base.mark_line(color=PALETTE[0]),
+                  base.mark_point(filled=True, size=36, color=PALETTE[0])]
+        if pool is not None and pool[1] == column:
+            rule = slider_rule(pool[0], pool[2])
+            layers += [rule.mark_rule(strokeDash=[6, 4], color=PALETTE[3]).encode(
+                y=alt.Y("_v:Q", scale=scale), tooltip=[alt.Tooltip("_label:N", title="Line")]),
+                rule.mark_text(align="left", baseline="bottom", dx=4, dy=-3,
+                               color=PALETTE[3]).encode(x=alt.value(0), y="_v:Q",
+                                                        text="_label:N")]
+        views.append(alt.layer(*layers, data=data).properties(width=panel_width,
+                                                              height=panel_height))
+    rows = [alt.hconcat(*views[i:i + 2], spacing=24) for i in range(0, len(views), 2)]
+
+    if answers is not None:
+        answer_cols = [c for c, _ in answer_series]
+        keys = [c for c in slider_cols if c in answers.columns]
+        _require_columns(answers, [x, *keys, *answer_cols])
+        for name in ("answer_title", "answer_y_title", "load_label"):
+            _require_text(locals()[name], name)
+        if not answer_cols:
+            raise ValueError("answer_series must list at least one (column, label)")
+        if sorted(float(v) for v in answers[x].unique()) != xs:
+            raise ValueError(f"answers must have the same {x} values as grid, {xs}")
+        start = float(initial.get("load", xs[len(xs) // 2]))
+        if not any(np.isclose(start, v) for v in xs):
+            raise ValueError(f"initial['load'] must be one of {xs}, got {start!r}")
+        params.append(alt.param(name="load", value=_explorer_number(start),
+                                bind=alt.binding_range(min=xs[0], max=xs[-1], step=x_step,
+                                                       name=f"{load_label} ")))
+        labels = [label for _, label in answer_series]
+        fields = [f"m{j}" for j in range(len(answer_cols))]
+        series = " : ".join(f"datum.key == '{f}' ? '{_escape(label)}'"
+                            for f, label in zip(fields, labels, strict=True)) + " : ''"
+        packed = alt.InlineData(values=_explorer_pack(answers, x, keys, answer_cols,
+                                                      {c: 0 for c in answer_cols}))
+        base = selected(alt.Chart(packed), keys, len(answer_cols)).transform_fold(
+            fields).transform_calculate(series=series)
+        colour = alt.Color("series:N", title=None, sort=labels,
+                           scale=alt.Scale(domain=labels, range=palette(len(labels))),
+                           legend=alt.Legend(orient="bottom", direction="vertical",
+                                             symbolType="stroke", symbolStrokeWidth=3,
+                                             labelLimit=LEGEND_LABEL_LIMIT))
+        enc = {"x": x_enc, "y": alt.Y("value:Q", title=answer_y_title), "color": colour,
+               "tooltip": [alt.Tooltip("series:N", title="Answer"),
+                           alt.Tooltip(f"{x}:Q", title=x_title, format="d"),
+                           alt.Tooltip("value:Q", title=answer_y_title, format="d")]}
+        here = base.transform_filter(f"abs(datum.{x} - load) < {x_step / 2!r}")
+        cursor = alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(_x="load").mark_rule(
+            color="#666", strokeDash=[3, 3]).encode(x="_x:Q")
+        layers = [cursor, base.mark_line(strokeWidth=2).encode(**enc),
+                  base.mark_point(filled=True, size=30).encode(**enc),
+                  here.mark_point(filled=True, size=120, stroke="#222").encode(**enc)]
+        lines = [""] + labels
+        readout = [
+            alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(
+                series="''", _line=f"'At ' + format(load, 'd') + ' {_escape(x_title.lower())}:'"
+            ).mark_text(align="left", fontWeight="bold", fontSize=13).encode(
+                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_line:N"),
+            here.transform_calculate(
+                _line=f"datum.series + ': ' + format(datum.value, 'd') + "
+                      f"' {_escape(answer_y_title.lower())}'"
+            ).mark_text(align="left", fontSize=13).encode(
+                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_line:N",
+                color=colour)]
+        if pool is not None:
+            rule = slider_rule(pool[0], pool[2])
+            layers += [rule.mark_rule(strokeDash=[6, 4], color=PALETTE[3]).encode(
+                y="_v:Q", tooltip=[alt.Tooltip("_label:N", title="Line")]),
+                rule.mark_text(align="left", baseline="bottom", dx=4, dy=-3,
+                               color=PALETTE[3]).encode(x=alt.value(0), y="_v:Q",
+                                                        text="_label:N")]
+            lines.append(pool[2])
+            readout.append(rule.transform_calculate(series=f"'{_escape(pool[2])}'").mark_text(
+                align="left", fontSize=13, color=PALETTE[3]).encode(
+                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_label:N"))
+        sizing = alt.layer(*layers).properties(title=answer_title, width=panel_width,
+                                               height=panel_height + 40)
+        table = alt.layer(*readout).properties(width=panel_width,
+                                               height=24 * len(lines), view={"stroke": None})
+        rows.append(alt.hconcat(sizing, table, spacing=24))
+    chart = alt.vconcat(*rows, spacing=20).add_params(*params)
+    return chart.properties(title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+                            description=description)

@@ -407,8 +407,9 @@ class _ThreadPoolReplication:
         # With exponential demands and a CPU speed that does not depend on the state, a FCFS
         # single server gives the same process of the number of jobs at the CPU as processor
         # sharing (memoryless demands: the completion rate is 1/cpu_time whenever the CPU is
-        # busy, whatever the order), so a plain simpy Resource serves; with overhead the speed
-        # changes with the busy threads and the CPU is simulated as true processor sharing.
+        # busy, whatever the order), hence the same time averages and, by Little's law, the
+        # same mean times, so a plain simpy Resource serves. With overhead the speed changes
+        # with the busy threads and the CPU is simulated as true processor sharing.
         self.shared = processor_sharing
         if self.shared:
             self.cpu = _ProcessorSharingCPU(self.env, self._cpu_speed)
@@ -573,6 +574,7 @@ def simulate_thread_pool(
         "think_time": think_time,
         "thread_overhead": thread_overhead,
         "pool_overhead": pool_overhead,
+        "processor_sharing": processor_sharing,
         "horizon": horizon,
         "warmup": warmup,
         "seed": seed,

@@ -1,0 +1,303 @@
+"""Precomputed grids of the thread-limited server for the book's what-if explorer.
+
+A static page has no Python at view time, so the explorer's sliders select from numbers
+computed beforehand:
+
+* :func:`build_grid` - :func:`queuelab.thread_pool` over every combination of clients,
+  connection-queue capacity, threads, CPU time, wait time and think time, as a tidy table;
+* :func:`threads_needed` - for every combination of clients, capacity, CPU, wait and think
+  time, three answers to "how many threads?": the 10 % starting rule of the 1998 Domino
+  article (:func:`queuelab.rules.domino_initial_threads`), the peak-threads rule (a high
+  percentile of the number of busy threads when the pool is not the limit) and the model's
+  answer (the smallest pool whose response time is within a tolerance of an unlimited pool's).
+
+The model has no per-thread overhead here (``thread_overhead = pool_overhead = 0``), so in it a
+larger pool never hurts; what a thread costs (memory, in the Domino measurements) is why the
+smallest sufficient pool is the answer worth having.
+
+Both functions solve with ``method="fes"`` (the flow-equivalent server) by default, which is
+fast at any size; ``method="exact"`` solves the Markov chain (slower, limited in size). Bad
+input raises ``ValueError`` naming the parameter and the allowed range.
+
+>>> grid = build_grid(clients=[50, 100], capacity=[200], threads=[10], cpu_time=[0.02],
+...                   wait_time=[0.1], think_time=[4.0])
+>>> print(grid[["clients", "throughput", "busy_threads"]].round(3).to_string(index=False))
+ clients  throughput  busy_threads
+      50      12.118         1.529
+     100      24.166         3.331
+>>> sizing = threads_needed(clients=[100, 300], capacity=[200], cpu_time=[0.01],
+...                         wait_time=[0.2], think_time=[4.0])
+>>> print(sizing[["clients", "rule_threads", "peak_threads", "model_threads"]]
+...       .to_string(index=False))
+ clients  rule_threads  peak_threads  model_threads
+     100            10            11              8
+     300            30            29             20
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import rules
+from ._validation import as_choice, as_integer, as_nonnegative, as_positive
+from .models import thread_pool
+
+__all__ = [
+    "AXES",
+    "CLIENTS",
+    "CAPACITY",
+    "THREADS",
+    "CPU_TIME",
+    "WAIT_TIME",
+    "THINK_TIME",
+    "MAX_CONFIGURATIONS",
+    "METRICS",
+    "BENCHMARK_CSV",
+    "build_grid",
+    "fes_benchmark",
+    "threads_needed",
+]
+
+#: The explorer's default axes: evenly spaced, so that each can be a range slider.
+CLIENTS = tuple(range(25, 401, 25))
+CAPACITY = (100, 200, 300, 400)
+THREADS = tuple(range(5, 41, 5))
+CPU_TIME = (0.005, 0.010, 0.015, 0.020)  # s
+WAIT_TIME = (0.1, 0.2, 0.3, 0.4)  # s
+THINK_TIME = (2.0, 4.0, 6.0, 8.0)  # s
+#: The grid's columns, in the order of the arguments of :func:`build_grid`.
+AXES = ("clients", "capacity", "threads", "cpu_time", "wait_time", "think_time")
+#: Metrics of :func:`queuelab.thread_pool` that :func:`build_grid` keeps.
+METRICS = ("throughput", "response_time", "rejection_probability", "error_rate",
+           "busy_threads", "utilization", "queue_wait")
+#: Largest number of configurations of one grid (about 0.2 ms each with ``method="fes"``).
+MAX_CONFIGURATIONS = 200_000
+# Configurations per call of thread_pool (bounds the zero-padded probabilities array).
+_CHUNK = 4096
+_METHODS = ("fes", "exact")
+#: The measured accuracy of ``method="fes"`` (written by ``scripts/benchmark_models.py``).
+BENCHMARK_CSV = Path(__file__).resolve().parents[2] / "results" / "benchmark_models.csv"
+
+
+def _axis(values: Any, name: str, kind: str) -> np.ndarray:
+    """One axis of a grid as a 1-D array of strictly increasing values."""
+    if kind == "integer":
+        arr = as_integer(values, name)
+    elif kind == "nonnegative":
+        arr = as_nonnegative(values, name)
+    else:
+        arr = as_positive(values, name)
+    arr = np.atleast_1d(arr)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a number or a flat sequence of numbers, got an array "
+                         f"of shape {arr.shape}")
+    if arr.size > 1 and not np.all(np.diff(arr) > 0):
+        raise ValueError(f"{name} must be strictly increasing (each value once), got "
+                         f"{arr.tolist()}")
+    return arr
+
+
+def _check_size(sizes: Sequence[int]) -> int:
+    total = math.prod(sizes)
+    if total > MAX_CONFIGURATIONS:
+        raise ValueError(f"the grid must have at most MAX_CONFIGURATIONS = {MAX_CONFIGURATIONS} "
+                         f"configurations (the product of the axis lengths), got {total}")
+    return total
+
+
+def _solve(K, B, T, cpu, wait, Z, method: str):
+    """thread_pool over flat arrays of configurations, in chunks."""
+    parts = []
+    for start in range(0, K.size, _CHUNK):
+        part = slice(start, start + _CHUNK)
+        parts.append(thread_pool(K[part], B[part], T[part], cpu[part], wait[part], Z[part],
+                                 method=method))
+    return parts
+
+
+def build_grid(
+    clients: Any = CLIENTS,
+    capacity: Any = CAPACITY,
+    threads: Any = THREADS,
+    cpu_time: Any = CPU_TIME,
+    wait_time: Any = WAIT_TIME,
+    think_time: Any = THINK_TIME,
+    *,
+    method: str = "fes",
+) -> pd.DataFrame:
+    """The thread-limited server solved at every combination of the six axes.
+
+    Parameters
+    ----------
+    clients, capacity, threads : int or sequence of int
+        Strictly increasing values, each >= 1 (K clients, B most admitted requests, T threads).
+    cpu_time, wait_time : float or sequence of float
+        Strictly increasing mean CPU time and mean wait without the CPU per request, in
+        seconds, each >= 0 (not both 0 in one configuration).
+    think_time : float or sequence of float
+        Strictly increasing mean think times in seconds, each > 0.
+    method : {"fes", "exact"}
+        Passed to :func:`queuelab.thread_pool`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per configuration: the six axes (columns :data:`AXES`) and the metrics
+        :data:`METRICS`, ordered by capacity, threads, cpu_time, wait_time, think_time and
+        then clients (the x axis of the explorer varies fastest). At most
+        :data:`MAX_CONFIGURATIONS` rows.
+    """
+    method = as_choice(method, "method", _METHODS)
+    axes = {
+        "clients": _axis(clients, "clients", "integer"),
+        "capacity": _axis(capacity, "capacity", "integer"),
+        "threads": _axis(threads, "threads", "integer"),
+        "cpu_time": _axis(cpu_time, "cpu_time", "nonnegative"),
+        "wait_time": _axis(wait_time, "wait_time", "nonnegative"),
+        "think_time": _axis(think_time, "think_time", "positive"),
+    }
+    _check_size([a.size for a in axes.values()])
+    order = ("capacity", "threads", "cpu_time", "wait_time", "think_time", "clients")
+    mesh = dict(zip(order, (m.ravel() for m in np.meshgrid(*(axes[n] for n in order),
+                                                            indexing="ij")), strict=True))
+    results = _solve(*(mesh[n] for n in AXES), method=method)
+    frame = pd.DataFrame({name: mesh[name] for name in AXES})
+    for metric in METRICS:
+        frame[metric] = np.concatenate([np.atleast_1d(getattr(r, metric)) for r in results])
+    return frame
+
+
+def threads_needed(
+    clients: Any = CLIENTS,
+    capacity: Any = CAPACITY,
+    cpu_time: Any = CPU_TIME,
+    wait_time: Any = WAIT_TIME,
+    think_time: Any = THINK_TIME,
+    *,
+    tolerance: float = 0.10,
+    percentile: float = 99.0,
+    method: str = "fes",
+) -> pd.DataFrame:
+    """Three answers to "how many threads?" at every combination of the five axes.
+
+    * ``rule_threads``: the 10 % starting rule of the Domino article, ten threads per hundred
+      clients rounded up (:func:`queuelab.rules.domino_initial_threads`);
+    * ``peak_threads``: the peak-threads rule - set the pool to the peak number of busy
+      threads. The peak is the ``percentile``-th percentile of the number of busy threads when
+      the pool is not the limit (``threads = min(clients, capacity)``, where every admitted
+      request holds a thread): the smallest m with P(busy threads <= m) >= percentile / 100.
+      A pool of that size is reached by the busy threads at most (100 - percentile) % of the
+      time, the state the article's advice ("raise the setting while the active-threads peak
+      reaches it") ends in;
+    * ``model_threads``: the smallest pool whose mean response time is at most
+      ``1 + tolerance`` times that of an unlimited pool at the same load (found by bisection
+      over 1..min(clients, capacity); the response time falls as threads are added).
+
+    Also returned: ``mean_busy_threads`` with an unlimited pool (Little's law: throughput times
+    the time a thread is held), ``response_time_unlimited`` and ``response_time_model`` (at
+    ``model_threads``).
+
+    Parameters are those of :func:`build_grid` without ``threads``; ``tolerance`` is a number
+    in (0, 10] (0.10 = 10 % slower than unlimited), ``percentile`` a number in (0, 100).
+    Rows are ordered by capacity, cpu_time, wait_time, think_time, then clients.
+    """
+    method = as_choice(method, "method", _METHODS)
+    if (isinstance(tolerance, bool) or not isinstance(tolerance, int | float)
+            or not math.isfinite(tolerance) or not 0 < tolerance <= 10):
+        raise ValueError(f"tolerance must be a number in (0, 10] (allowed slowdown over an "
+                         f"unlimited pool, 0.1 = 10 %), got {tolerance!r}")
+    if (isinstance(percentile, bool) or not isinstance(percentile, int | float)
+            or not math.isfinite(percentile) or not 0 < percentile < 100):
+        raise ValueError(f"percentile must be a number in (0, 100), got {percentile!r}")
+    axes = {
+        "clients": _axis(clients, "clients", "integer"),
+        "capacity": _axis(capacity, "capacity", "integer"),
+        "cpu_time": _axis(cpu_time, "cpu_time", "nonnegative"),
+        "wait_time": _axis(wait_time, "wait_time", "nonnegative"),
+        "think_time": _axis(think_time, "think_time", "positive"),
+    }
+    _check_size([a.size for a in axes.values()])
+    order = ("capacity", "cpu_time", "wait_time", "think_time", "clients")
+    mesh = dict(zip(order, (m.ravel() for m in np.meshgrid(*(axes[n] for n in order),
+                                                            indexing="ij")), strict=True))
+    K, B = mesh["clients"], mesh["capacity"]
+    cpu, wait, Z = mesh["cpu_time"], mesh["wait_time"], mesh["think_time"]
+    top = np.minimum(K, B)
+
+    unlimited = _solve(K, B, top, cpu, wait, Z, method)
+    r_unlimited = np.concatenate([np.atleast_1d(r.response_time) for r in unlimited])
+    mean_busy = np.concatenate([np.atleast_1d(r.busy_threads) for r in unlimited])
+    peak = np.concatenate([_percentile(r.probabilities, percentile) for r in unlimited])
+
+    # Bisection on [lo, hi]: hi always meets the target (hi = min(K, B) is unlimited).
+    target = (1.0 + tolerance) * r_unlimited
+    lo, hi = np.ones_like(top), top.copy()
+    r_at_hi = r_unlimited.copy()
+    while np.any(lo < hi):
+        active = np.flatnonzero(lo < hi)
+        mid = (lo[active] + hi[active]) // 2
+        parts = _solve(K[active], B[active], mid, cpu[active], wait[active], Z[active], method)
+        r_mid = np.concatenate([np.atleast_1d(r.response_time) for r in parts])
+        meets = r_mid <= target[active]
+        hi[active[meets]] = mid[meets]
+        r_at_hi[active[meets]] = r_mid[meets]
+        lo[active[~meets]] = mid[~meets] + 1
+
+    frame = pd.DataFrame({
+        "clients": K, "capacity": B, "cpu_time": cpu, "wait_time": wait, "think_time": Z,
+        "rule_threads": [rules.domino_initial_threads(int(k)) for k in K],
+        "peak_threads": peak,
+        "model_threads": hi,
+        "mean_busy_threads": mean_busy,
+        "response_time_unlimited": r_unlimited,
+        "response_time_model": r_at_hi,
+    })
+    return frame
+
+
+def _percentile(probabilities: np.ndarray, percentile: float) -> np.ndarray:
+    """Per row of ``P(n)``, the smallest n with P(N <= n) >= percentile / 100."""
+    cdf = np.cumsum(np.atleast_2d(probabilities), axis=-1)
+    # A small slack keeps a cumulative sum that rounds to 0.98999999 at 99 % from moving on.
+    return np.argmax(cdf >= percentile / 100.0 - 1e-12, axis=-1).astype(np.int64)
+
+
+def fes_benchmark(threads_low: int = 1, threads_high: int = 10**9,
+                  path: str | Path | None = None) -> pd.DataFrame:
+    """The measured error of ``method="fes"`` against ``method="exact"``, for pools of
+    ``threads_low`` to ``threads_high`` threads.
+
+    Read from the benchmark's tidy results (default :data:`BENCHMARK_CSV`, section
+    ``thread_pool_fes_vs_exact``): one row per configuration with ``clients``, ``capacity``,
+    ``threads``, ``cpu_time``, ``wait_time`` and the relative errors ``err_X`` (throughput)
+    and ``err_R`` (response time), ``fes / exact - 1``. ``threads_low`` and ``threads_high``
+    are integers with 1 <= threads_low <= threads_high.
+    """
+    low = int(as_integer(threads_low, "threads_low"))
+    high = int(as_integer(threads_high, "threads_high"))
+    if high < low:
+        raise ValueError(f"threads_high must be an integer >= threads_low = {low}, got {high}")
+    source = Path(path) if path is not None else BENCHMARK_CSV
+    if not source.is_file():
+        raise ValueError(f"path must name the benchmark's CSV (make benchmark writes it), "
+                         f"got {str(source)!r}")
+    tidy = pd.read_csv(source)
+    rows = tidy[tidy["section"] == "thread_pool_fes_vs_exact"]
+    wide = rows.pivot(index="case", columns="quantity", values="value")
+    columns = ["clients", "capacity", "threads", "cpu_time", "wait_time", "err_X", "err_R"]
+    missing = sorted(set(columns) - set(wide.columns))
+    if missing:
+        raise ValueError(f"the benchmark CSV lacks quantities {missing} in section "
+                         f"thread_pool_fes_vs_exact")
+    wide = wide[columns].astype(float)
+    for name in ("clients", "capacity", "threads"):
+        wide[name] = wide[name].astype(int)
+    chosen = wide[(wide["threads"] >= low) & (wide["threads"] <= high)]
+    return chosen.sort_values(["threads", "clients", "capacity", "cpu_time", "wait_time"]
+                              ).reset_index(drop=True)

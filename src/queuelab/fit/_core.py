@@ -1,0 +1,628 @@
+"""The engine behind every fitter of :mod:`queuelab.fit`: bounded least squares
+(:func:`scipy.optimize.least_squares`, trust-region reflective), one noise level per measured
+quantity, profile-likelihood or bootstrap intervals, identifiability checks and information
+criteria.
+
+Notation: ``n`` observations in ``G`` groups (one group per measured quantity: response time,
+throughput, utilization, speedup), ``p`` free parameters. The residual of an observation is
+``observed - fitted`` on the fitting scale (``"log"``: ``log(observed) - log(fitted)``, a
+relative error; ``"absolute"``: the difference in the observation's unit) divided by its
+group's noise level ``sigma_g``. The noise levels are estimated from the residuals
+(``sigma_g**2 = RSS_g / n_g``) and the fit repeated until they settle: at convergence this is
+the Gaussian maximum-likelihood fit with one variance per group.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+__all__ = ["Parameter", "Problem", "Fit", "fit_problem", "SCALES", "INTERVALS"]
+
+SCALES = ("log", "absolute")
+INTERVALS = ("profile", "bootstrap", "none")
+#: Two free parameters whose estimates correlate at least this much (in absolute value) are
+#: reported as trading off against each other ...
+CORRELATION_LIMIT = 0.99
+#: ... and so are two that correlate at least this much when one of them is poorly determined
+#: (a Wald standard error above :data:`POOR_SE` on the optimisation scale, a factor of about
+#: 1.6 either way for a log parameter, or an interval the data do not close).
+CORRELATION_WEAK_LIMIT = 0.9
+POOR_SE = 0.5
+#: A profile interval that has not closed once the parameter moved this far (a factor of
+#: 10**6 for a log parameter) is reported as open on that side.
+_PROFILE_REACH = math.log(1e6)
+_TINY = 1e-300
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A model parameter: its bounds and whether it is optimised on a log scale.
+
+    ``log=True`` parameters must have ``low > 0``; parameters that may be 0 (overheads,
+    sigma and kappa of the USL) are optimised as they are.
+    """
+
+    name: str
+    low: float
+    high: float
+    log: bool = True
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        if not (self.low < self.high) or (self.log and self.low <= 0):
+            raise ValueError(f"{self.name}: bounds must satisfy 0 < low < high for a log "
+                             f"parameter and low < high otherwise, got ({self.low}, {self.high})")
+
+    def inner(self, value: float) -> float:
+        return math.log(value) if self.log else float(value)
+
+    def outer(self, x: float) -> float:
+        return math.exp(x) if self.log else float(x)
+
+    @property
+    def inner_bounds(self) -> tuple[float, float]:
+        return self.inner(self.low), self.inner(self.high)
+
+
+@dataclass
+class Problem:
+    """What a fitter hands to :func:`fit_problem`.
+
+    ``predict(values, cells)`` returns, for the parameter values (a dict holding every
+    parameter, free and fixed) and an integer array of cell numbers, a dict ``group -> array``
+    of fitted values aligned with ``observed[group]`` restricted to those cells. ``cells[group]``
+    gives the cell (configuration) of each observation: the observations of one cell are left
+    out together by :func:`queuelab.fit.leave_one_out`.
+    """
+
+    parameters: Sequence[Parameter]
+    free: Sequence[str]
+    fixed: Mapping[str, float]
+    observed: Mapping[str, np.ndarray]
+    cells: Mapping[str, np.ndarray]
+    predict: Callable[[dict[str, float], np.ndarray], dict[str, np.ndarray]]
+    scale: str = "log"
+    tolerance: float = 1e-10
+    max_evaluations: int = 2000
+    solve_every_start: bool = True
+
+    def __post_init__(self) -> None:
+        self.by_name = {p.name: p for p in self.parameters}
+        self.groups = tuple(self.observed)
+        self.free = tuple(self.free)
+        self.fixed = dict(self.fixed)
+        all_cells = np.concatenate([np.asarray(self.cells[g]) for g in self.groups])
+        self.cell_ids = np.unique(all_cells)
+        self.n = int(sum(np.asarray(self.observed[g]).size for g in self.groups))
+
+    @property
+    def p(self) -> int:
+        return len(self.free)
+
+    def values(self, x: np.ndarray) -> dict[str, float]:
+        out = dict(self.fixed)
+        for name, xi in zip(self.free, x, strict=True):
+            out[name] = self.by_name[name].outer(float(xi))
+        return out
+
+    def inner(self, values: Mapping[str, float]) -> np.ndarray:
+        return np.array([self.by_name[n].inner(values[n]) for n in self.free])
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        pairs = [self.by_name[n].inner_bounds for n in self.free]
+        return np.array([a for a, _ in pairs]), np.array([b for _, b in pairs])
+
+    def transform(self, values: np.ndarray) -> np.ndarray:
+        if self.scale == "log":
+            return np.log(np.maximum(values, _TINY))
+        return np.asarray(values, dtype=float)
+
+    def untransform(self, values: np.ndarray) -> np.ndarray:
+        return np.exp(values) if self.scale == "log" else values
+
+    def fitted(self, values: Mapping[str, float]) -> dict[str, np.ndarray]:
+        pred = self.predict(dict(values), self.cell_ids)
+        return {g: np.asarray(pred[g], dtype=float) for g in self.groups}
+
+    def raw_residuals(self, values: Mapping[str, float],
+                      observed: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """``observed - fitted`` on the fitting scale, per group (not divided by sigma)."""
+        observed = self.observed if observed is None else observed
+        fit = self.fitted(values)
+        return {g: self.transform(observed[g]) - self.transform(fit[g]) for g in self.groups}
+
+    def subset(self, keep: np.ndarray) -> Problem:
+        """The same problem on the observations of the cells in ``keep`` (cell numbers)."""
+        keep = np.asarray(keep)
+        observed, cells = {}, {}
+        for g in self.groups:
+            mask = np.isin(self.cells[g], keep)
+            observed[g] = np.asarray(self.observed[g])[mask]
+            cells[g] = np.asarray(self.cells[g])[mask]
+        return Problem(self.parameters, self.free, self.fixed, observed, cells, self.predict,
+                       self.scale, self.tolerance, self.max_evaluations,
+                       self.solve_every_start)
+
+
+def _weighted(problem: Problem, sigma: Mapping[str, float],
+              observed: Mapping[str, np.ndarray] | None = None):
+    """``x -> weighted residual vector`` for the free parameters."""
+
+    def fun(x: np.ndarray) -> np.ndarray:
+        try:
+            res = problem.raw_residuals(problem.values(x), observed)
+        except (ValueError, FloatingPointError, ZeroDivisionError):
+            return np.full(problem.n, 1e6)
+        out = np.concatenate([res[g] / sigma[g] for g in problem.groups])
+        return np.where(np.isfinite(out), out, 1e6)
+
+    return fun
+
+
+def _solve(fun: Callable, x0: np.ndarray, lb: np.ndarray, ub: np.ndarray, tol: float,
+           max_nfev: int) -> optimize.OptimizeResult:
+    # least_squares needs a start strictly inside the bounds
+    span = ub - lb
+    inside = np.clip(x0, lb + 1e-9 * span, ub - 1e-9 * span)
+    return optimize.least_squares(fun, inside, bounds=(lb, ub), method="trf", x_scale="jac",
+                                  ftol=tol, xtol=tol, gtol=tol, max_nfev=max_nfev)
+
+
+def _group_sigma(problem: Problem, values: Mapping[str, float],
+                 observed: Mapping[str, np.ndarray] | None = None) -> dict[str, float]:
+    res = problem.raw_residuals(values, observed)
+    obs = problem.observed if observed is None else observed
+    out = {}
+    for g in problem.groups:
+        floor = 1e-12 * (1.0 if problem.scale == "log" else
+                         max(float(np.mean(np.abs(obs[g]))), 1e-300))
+        out[g] = max(math.sqrt(float(np.mean(res[g] ** 2))), floor)
+    return out
+
+
+def _estimate(problem: Problem, starts: Sequence[np.ndarray],
+              observed: Mapping[str, np.ndarray] | None = None,
+              sigma: Mapping[str, float] | None = None):
+    """Best fit from several starts; noise levels re-estimated until they settle (at most 8
+    rounds) unless ``sigma`` is given. Returns (x, sigma, least_squares result) with the
+    result's residuals and Jacobian weighted by the returned sigma."""
+    lb, ub = problem.bounds()
+    fixed_sigma = sigma is not None
+    sig = dict(sigma) if fixed_sigma else {g: 1.0 for g in problem.groups}
+    best = None
+    if problem.solve_every_start or len(starts) == 1:
+        chosen = starts
+    else:  # costly models: solve from the start with the smallest initial residual only
+        fun = _weighted(problem, sig, observed)
+        chosen = [min(starts, key=lambda x0: float(np.sum(fun(np.asarray(x0, float)) ** 2)))]
+    for x0 in chosen:
+        res = _solve(_weighted(problem, sig, observed), np.asarray(x0, float), lb, ub,
+                     problem.tolerance, problem.max_evaluations)
+        if best is None or res.cost < best.cost:
+            best = res
+    if fixed_sigma:
+        return best.x, sig, best
+    used = sig
+    for _ in range(8):
+        sig = _group_sigma(problem, problem.values(best.x), observed)
+        if len(problem.groups) == 1 or all(abs(sig[g] / used[g] - 1) < 1e-4
+                                           for g in problem.groups):
+            break
+        used = sig
+        best = _solve(_weighted(problem, used, observed), best.x, lb, ub, problem.tolerance,
+                      problem.max_evaluations)
+    # residuals and Jacobian rows reweighted from the sigma of the last solve to the final one
+    factor = np.concatenate([np.full(np.asarray((observed or problem.observed)[g]).size,
+                                     used[g] / sig[g]) for g in problem.groups])
+    best.fun = np.asarray(best.fun) * factor
+    best.jac = np.asarray(best.jac) * factor[:, None]
+    best.cost = 0.5 * float(best.fun @ best.fun)
+    return best.x, sig, best
+
+
+@dataclass(eq=False)
+class Fit:
+    """A fitted model.
+
+    Attributes
+    ----------
+    model : str
+        Which model was fitted.
+    estimates : dict
+        Every parameter of the model, fitted or fixed, by name.
+    free, fixed
+        Names of the fitted parameters; the values held fixed.
+    intervals : dict
+        ``name -> (low, high)`` at ``confidence`` for every fitted parameter (and derived
+        quantities a fitter adds). ``nan`` where no interval can be formed (no residual degree
+        of freedom, or an exact fit); a side that the data do not close is the parameter's
+        bound (see ``open_sides``).
+    interval_method : str
+        ``"profile"``, ``"bootstrap"`` or ``"none"``.
+    observed, fitted : dict
+        Per measured quantity (group), the observations and the fitted values.
+    scale : str
+        ``"log"`` or ``"absolute"``: the scale of the residuals.
+    residuals : ndarray
+        ``observed - fitted`` on the fitting scale, all groups concatenated in group order.
+    noise : dict
+        The estimated noise level (residual standard deviation) of each measured quantity on
+        the fitting scale.
+    n, k, dof : int
+        Observations, estimated quantities (free parameters plus one variance per group) and
+        residual degrees of freedom ``n - p``.
+    loglik, aic, aicc, bic : float
+        Gaussian log-likelihood of the residuals on the fitting scale (each group with its
+        maximum-likelihood variance) and the information criteria from it; ``aicc`` is ``nan``
+        when ``n - k - 1 <= 0``.
+    standard_errors : dict
+        Jacobian-based (Wald) standard errors on the optimisation scale (log of the value for
+        log parameters, so roughly a relative error).
+    correlation : DataFrame
+        Correlation of the free parameters' estimates from the Jacobian-based covariance.
+    warnings : tuple of str
+        Everything a reader of the estimates should know: parameters that trade off, estimates
+        at a bound, intervals the data do not close, a model that could not be checked.
+    identifiability : str
+        One sentence: ``"all parameters identified"`` or which ones the data cannot separate.
+    details : dict
+        Fitter-specific extras (profiles, bootstrap replicates, checks against the exact model).
+    """
+
+    model: str
+    estimates: dict[str, float]
+    free: tuple[str, ...]
+    fixed: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+    interval_method: str
+    confidence: float
+    observed: dict[str, np.ndarray]
+    fitted: dict[str, np.ndarray]
+    cells: dict[str, np.ndarray]
+    scale: str
+    residuals: np.ndarray
+    noise: dict[str, float]
+    n: int
+    k: int
+    dof: int
+    loglik: float
+    aic: float
+    aicc: float
+    bic: float
+    standard_errors: dict[str, float]
+    correlation: pd.DataFrame
+    warnings: tuple[str, ...]
+    identifiability: str
+    open_sides: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    #: ``train(mask) -> {group: predictions at the cells left out}``: refits on the cells where
+    #: ``mask`` is True and predicts the others (used by :func:`queuelab.fit.leave_one_out`).
+    _train_and_predict: Callable[[np.ndarray], dict[str, np.ndarray]] | None = field(
+        default=None, repr=False)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per parameter: estimate, interval, whether it was fitted, its unit."""
+        rows = []
+        for name, value in self.estimates.items():
+            low, high = self.intervals.get(name, (math.nan, math.nan))
+            rows.append({"parameter": name, "estimate": value, "low": low, "high": high,
+                         "fitted": name in self.free or name in self.intervals,
+                         "unit": self.units.get(name, "")})
+        return pd.DataFrame(rows, columns=["parameter", "estimate", "low", "high", "fitted",
+                                           "unit"])
+
+    def table(self) -> pd.DataFrame:
+        """One row per observation: ``cell``, ``quantity``, ``observed``, ``fitted`` and the
+        ``residual`` on the fitting scale."""
+        parts = []
+        start = 0
+        for g in self.observed:
+            m = len(self.observed[g])
+            parts.append(pd.DataFrame({
+                "cell": self.cells[g], "quantity": g, "observed": self.observed[g],
+                "fitted": self.fitted[g], "residual": self.residuals[start:start + m]}))
+            start += m
+        return pd.concat(parts, ignore_index=True)
+
+    def goodness_of_fit(self) -> pd.DataFrame:
+        """Per measured quantity: ``n``, the residual standard deviation on the fitting scale
+        (``noise``), the root-mean-square error in the observation's unit, the largest
+        relative error, and R² (1 - SS_res / SS_tot in the observation's unit)."""
+        rows = []
+        for g, obs in self.observed.items():
+            fit = self.fitted[g]
+            err = obs - fit
+            total = float(np.sum((obs - obs.mean()) ** 2))
+            rows.append({"quantity": g, "n": int(obs.size), "noise": self.noise[g],
+                         "rmse": float(np.sqrt(np.mean(err ** 2))),
+                         "max_relative_error": float(np.max(np.abs(err) / np.abs(obs))),
+                         "r_squared": 1 - float(np.sum(err ** 2)) / total if total > 0
+                         else math.nan})
+        return pd.DataFrame(rows)
+
+    def criteria(self) -> dict[str, float]:
+        """``n``, ``k``, ``loglik``, ``aic``, ``aicc``, ``bic`` as a dict."""
+        return {"n": self.n, "k": self.k, "loglik": self.loglik, "aic": self.aic,
+                "aicc": self.aicc, "bic": self.bic}
+
+
+def information_criteria(residuals: Mapping[str, np.ndarray], p: int) -> dict[str, float]:
+    """Gaussian log-likelihood (one maximum-likelihood variance per group), AIC, AICc and BIC
+    for ``p`` fitted parameters; ``k = p + number of groups``."""
+    n = int(sum(np.asarray(r).size for r in residuals.values()))
+    k = p + len(residuals)
+    loglik = 0.0
+    for r in residuals.values():
+        r = np.asarray(r, dtype=float)
+        rss = float(np.sum(r ** 2))
+        if rss <= 0:
+            loglik = math.inf
+            break
+        loglik += -0.5 * r.size * (math.log(2 * math.pi * rss / r.size) + 1)
+    aic = 2 * k - 2 * loglik
+    aicc = aic + 2 * k * (k + 1) / (n - k - 1) if n - k - 1 > 0 else math.nan
+    bic = k * math.log(n) - 2 * loglik
+    return {"n": n, "k": k, "loglik": loglik, "aic": aic, "aicc": aicc, "bic": bic}
+
+
+def _covariance(jac: np.ndarray, s2: float) -> np.ndarray:
+    jtj = jac.T @ jac
+    return s2 * np.linalg.pinv(jtj, rcond=1e-13)
+
+
+def _profile_side(problem: Problem, xhat: np.ndarray, j: int, sign: int, sigma, wrss_min: float,
+                  s2: float, q: float, se: float) -> tuple[float, bool]:
+    """Where the profile of free parameter ``j`` crosses ``q`` on one side (optimisation
+    scale); (bound or search limit, True) when it does not."""
+    lb, ub = problem.bounds()
+    limit = ub[j] if sign > 0 else lb[j]
+    reach = _PROFILE_REACH if problem.by_name[problem.free[j]].log else math.inf
+    limit = min(limit, xhat[j] + reach) if sign > 0 else max(limit, xhat[j] - reach)
+    others = [i for i in range(problem.p) if i != j]
+    warm = {"x": xhat[others].copy()}
+    memo: dict[float, float] = {}
+
+    def delta(v: float) -> float:
+        v = float(v)
+        if v in memo:
+            return memo[v]
+        if not others:
+            x = xhat.copy()
+            x[j] = v
+            r = _weighted(problem, sigma)(x)
+            memo[v] = (float(r @ r) - wrss_min) / s2
+            return memo[v]
+
+        def fun(y):
+            x = xhat.copy()
+            x[j] = v
+            x[others] = y
+            return _weighted(problem, sigma)(x)
+
+        # from the last profile point and from the estimate; the better one is kept
+        best = None
+        for y0 in (warm["x"], xhat[others]):
+            res = _solve(fun, y0, lb[others], ub[others], max(problem.tolerance, 1e-8),
+                         problem.max_evaluations)
+            if best is None or res.cost < best.cost:
+                best = res
+            if np.array_equal(warm["x"], xhat[others]):
+                break
+        warm["x"] = best.x
+        memo[v] = (2 * best.cost - wrss_min) / s2
+        return memo[v]
+
+    step = se if np.isfinite(se) and se > 0 else 0.1
+    step = float(np.clip(step, 1e-4, 1.0 if problem.by_name[problem.free[j]].log else math.inf))
+    previous = xhat[j]
+    for i in range(60):
+        v = xhat[j] + sign * step * 2.0 ** i
+        if (v - limit) * sign >= 0:
+            v = limit
+        d = delta(v)
+        if d > q:
+            root = optimize.brentq(lambda t: delta(t) - q, previous, v,
+                                   xtol=1e-5 * max(1.0, abs(v)), rtol=1e-6, maxiter=60)
+            return float(root), False
+        if v == limit:
+            return float(limit), True
+        previous = v
+    return float(previous), True
+
+
+def _bootstrap(problem: Problem, xhat: np.ndarray, sigma, n_boot: int, seed: int):
+    """Residual bootstrap: refit to fitted values plus residuals resampled within each group
+    (centred and inflated by sqrt(n / (n - p))). Returns an (n_boot, p) array of estimates on
+    the optimisation scale (rows of nan where a refit failed)."""
+    rng = np.random.default_rng(seed)
+    values = problem.values(xhat)
+    fitted = problem.fitted(values)
+    res = problem.raw_residuals(values)
+    inflate = math.sqrt(problem.n / max(problem.n - problem.p, 1))
+    pools = {g: (res[g] - res[g].mean()) * inflate for g in problem.groups}
+    out = np.full((n_boot, problem.p), np.nan)
+    for b in range(n_boot):
+        observed = {}
+        for g in problem.groups:
+            draw = rng.choice(pools[g], size=pools[g].size, replace=True)
+            observed[g] = problem.untransform(problem.transform(fitted[g]) + draw)
+        try:
+            x, _, _ = _estimate(problem, [xhat], observed, sigma)
+        except (ValueError, FloatingPointError):  # pragma: no cover - kept as nan
+            continue
+        out[b] = x
+    return out
+
+
+def fit_problem(problem: Problem, starts: Sequence[np.ndarray], *, model: str,
+                intervals: str = "profile", confidence: float = 0.95, n_boot: int = 200,
+                seed: int = 0, extra_k: int = 0, units: Mapping[str, str] | None = None,
+                fit_class: type[Fit] = Fit,
+                train_and_predict: Callable | None = None) -> Fit:
+    """Fit ``problem`` from the best of ``starts`` (points on the optimisation scale) and
+    build the :class:`Fit` with intervals, diagnostics and information criteria.
+
+    ``extra_k`` adds parameters estimated outside this problem (a profiled capacity) to ``k``.
+    """
+    if intervals not in INTERVALS:
+        raise ValueError(f"intervals must be one of {INTERVALS}, got {intervals!r}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    xhat, sigma, res = _estimate(problem, starts)
+    values = problem.values(xhat)
+    fitted = problem.fitted(values)
+    raw = problem.raw_residuals(values)
+    p = problem.p
+    n = problem.n
+    dof = n - p - extra_k
+    wrss = float(res.fun @ res.fun)
+    s2 = wrss / dof if dof > 0 else math.nan
+    jac = np.asarray(res.jac, dtype=float)
+    warnings: list[str] = []
+    trade: list[str] = []
+    unclear: list[str] = []
+    names = list(problem.free)
+    exact = all(float(np.sum(raw[g] ** 2)) <= 1e-24 * max(1.0, float(np.sum(
+        problem.transform(problem.observed[g]) ** 2))) for g in problem.groups)
+
+    se = {name: math.nan for name in names}
+    corr = pd.DataFrame(np.eye(p), index=names, columns=names)
+    lb, ub = problem.bounds()
+    at_bound = [bool(xhat[i] - lb[i] <= 1e-6 * (ub[i] - lb[i])
+                     or ub[i] - xhat[i] <= 1e-6 * (ub[i] - lb[i])) for i in range(p)]
+    interior = [i for i in range(p) if not at_bound[i]]
+    if interior and dof > 0 and not exact:
+        # the covariance of the parameters inside their bounds (those at a bound are held)
+        cov = _covariance(jac[:, interior], s2)
+        diag = np.sqrt(np.clip(np.diag(cov), 0, None))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c = cov / np.outer(diag, diag)
+        c[~np.isfinite(c)] = 0.0
+        np.fill_diagonal(c, 1.0)
+        full = np.eye(p)
+        full[np.ix_(interior, interior)] = c
+        corr = pd.DataFrame(full, index=names, columns=names)
+        for k, i in enumerate(interior):
+            se[names[i]] = float(diag[k])
+    if p:
+        # a Jacobian column of zeros, or columns that are (almost) multiples of each other
+        norms = np.linalg.norm(jac, axis=0)
+        for i, name in enumerate(names):
+            if norms[i] <= 1e-10 * max(1.0, float(norms.max())):
+                unclear.append(name)
+                warnings.append(f"{name} does not change the fitted values at the estimate: "
+                                "the data say nothing about it")
+    for i, name in enumerate(names):
+        span = ub[i] - lb[i]
+        if at_bound[i]:
+            side = "lower" if xhat[i] - lb[i] <= 1e-6 * span else "upper"
+            bound = problem.by_name[name].low if side == "lower" else problem.by_name[name].high
+            warnings.append(f"{name} is at its {side} bound ({bound:g})")
+
+    alpha = 1 - confidence
+    out_intervals: dict[str, tuple[float, float]] = {}
+    open_sides: dict[str, tuple[bool, bool]] = {}
+    boot = None
+    if intervals != "none" and p:
+        if dof <= 0:
+            warnings.append("no residual degree of freedom: no interval can be formed")
+        elif exact:
+            warnings.append("the model passes through every observation: there is no residual "
+                            "scatter to form intervals from")
+    can = intervals != "none" and p and dof > 0 and not exact
+    if can and intervals == "profile":
+        q = stats.f.ppf(confidence, 1, dof)
+        for j, name in enumerate(names):
+            low, lo_open = _profile_side(problem, xhat, j, -1, sigma, wrss, s2, q, se[name])
+            high, hi_open = _profile_side(problem, xhat, j, +1, sigma, wrss, s2, q, se[name])
+            par = problem.by_name[name]
+            out_intervals[name] = (par.outer(low), par.outer(high))
+            open_sides[name] = (lo_open, hi_open)
+    elif can and intervals == "bootstrap":
+        boot = _bootstrap(problem, xhat, sigma, n_boot, seed)
+        ok = np.all(np.isfinite(boot), axis=1)
+        if ok.sum() < n_boot:
+            warnings.append(f"{n_boot - int(ok.sum())} of {n_boot} bootstrap refits failed")
+        for j, name in enumerate(names):
+            par = problem.by_name[name]
+            lo, hi = np.quantile(boot[ok, j], [alpha / 2, 1 - alpha / 2])
+            out_intervals[name] = (par.outer(float(lo)), par.outer(float(hi)))
+            blb, bub = problem.bounds()
+            tol = 1e-6 * (bub[j] - blb[j])
+            open_sides[name] = (bool(lo - blb[j] <= tol), bool(bub[j] - hi <= tol))
+    poor = set()
+    for name, (lo_open, hi_open) in open_sides.items():
+        par = problem.by_name[name]
+        if lo_open and not par.log and par.low == 0 and not hi_open:
+            # a natural limit (an overhead or a USL coefficient of 0), not a failure to fit
+            warnings.append(f"the interval of {name} reaches its lower limit 0")
+            continue
+        if lo_open or hi_open:
+            sides = " and ".join(s for s, o in (("below", lo_open), ("above", hi_open)) if o)
+            unclear.append(name)
+            poor.add(name)
+            warnings.append(f"the data do not bound {name} {sides}: its interval runs to the "
+                            "bound of the search")
+    poor |= {nm for nm in names if np.isfinite(se[nm]) and se[nm] > POOR_SE
+             and problem.by_name[nm].log}
+    for i in range(p):
+        for j in range(i + 1, p):
+            r = float(corr.iloc[i, j])
+            if abs(r) >= CORRELATION_LIMIT or (abs(r) >= CORRELATION_WEAK_LIMIT
+                                               and {names[i], names[j]} & poor):
+                trade.append(f"{names[i]} and {names[j]} (correlation {r:+.3f})")
+    if trade:
+        warnings.append("parameters trade off - the data cannot separate them well: "
+                        + "; ".join(trade))
+    if not can:
+        out_intervals = {name: (math.nan, math.nan) for name in names} if p else {}
+
+    crit = information_criteria(raw, p + extra_k)
+    if trade or unclear:
+        parts = []
+        if trade:
+            parts.append("trade-offs between " + "; ".join(trade))
+        if unclear:
+            parts.append("not bounded by the data: " + ", ".join(dict.fromkeys(unclear)))
+        identifiability = "not identifiable from these data - " + "; ".join(parts)
+    else:
+        identifiability = "all parameters identified"
+    details: dict[str, Any] = {"optimizer": {"status": int(res.status), "nfev": int(res.nfev),
+                                             "message": str(res.message)}}
+    if boot is not None:
+        details["bootstrap"] = pd.DataFrame(
+            [[problem.by_name[nm].outer(v) if np.isfinite(v) else math.nan
+              for nm, v in zip(names, row, strict=True)] for row in boot], columns=names)
+    return fit_class(
+        model=model,
+        estimates={nm: values[nm] for nm in problem.by_name if nm in values},
+        free=tuple(names),
+        fixed=dict(problem.fixed),
+        intervals=out_intervals,
+        interval_method=intervals,
+        confidence=confidence,
+        observed={g: np.asarray(problem.observed[g], float) for g in problem.groups},
+        fitted=fitted,
+        cells={g: np.asarray(problem.cells[g]) for g in problem.groups},
+        scale=problem.scale,
+        residuals=np.concatenate([raw[g] for g in problem.groups]),
+        noise=dict(sigma),
+        n=n, k=crit["k"], dof=dof,
+        loglik=crit["loglik"], aic=crit["aic"], aicc=crit["aicc"], bic=crit["bic"],
+        standard_errors=se,
+        correlation=corr,
+        warnings=tuple(warnings),
+        identifiability=identifiability,
+        open_sides=open_sides,
+        units=dict(units or {}),
+        details=details,
+        _train_and_predict=train_and_predict,
+    )
