@@ -87,5 +87,11 @@ validate: setup
 benchmark: setup
 	$(PY) scripts/benchmark_models.py
 
+# Printable PDF of every chapter, charts drawn offline by Debian's chromium (_build/handout/).
+# HANDOUT_ARGS="--solutions" adds the solutions, "--hide-code" leaves out the code cells.
+.PHONY: handout
+handout: build-book chromium
+	$(PY) scripts/build_handout.py $(HANDOUT_ARGS)
+
 clean:
 	rm -rf _build book/_static/vendor node_modules

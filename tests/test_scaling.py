@@ -125,7 +125,7 @@ def test_bad_factor(factor):
         scaling.implied_speedup(factor, 4)
 
 
-@pytest.mark.parametrize("cpus", [0, -2, 2.0, 1.5, "4", None, True])
+@pytest.mark.parametrize("cpus", [0, -2, 1.5, "4", None, True])
 def test_bad_cpus(cpus):
     with pytest.raises(ValueError, match="cpus"):
         scaling.implied_speedup(0.65, cpus)

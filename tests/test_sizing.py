@@ -126,7 +126,7 @@ def test_threads_for_throughput_inverts_the_bound(threads, t):
 BAD = [0.5, -1, math.nan, math.inf, "4", None, True]
 
 
-@pytest.mark.parametrize("value", [0, -1, 2.0, "4", None, True])
+@pytest.mark.parametrize("value", [0, -1, 2.5, "4", None, True])
 def test_memory_rejects_bad_cpus(value):
     with pytest.raises(ValueError, match="cpus"):
         sizing.memory_mb(value)

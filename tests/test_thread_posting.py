@@ -128,7 +128,7 @@ GOOD = dict(phases=[(0.0, 10.0)], service_time=0.1, horizon=1.0, thread_incremen
 @pytest.mark.parametrize(("name", "value"), [
     ("service_time", 0), ("service_time", -1), ("service_time", math.nan), ("service_time", "1"),
     ("horizon", 0), ("horizon", math.inf),
-    ("thread_increment", 0), ("thread_increment", 2.0), ("thread_increment", True),
+    ("thread_increment", 0), ("thread_increment", 2.5), ("thread_increment", True),
     ("check_every", 0), ("check_every", 16.5),
     ("rq_throttle_min", 0), ("rq_throttle", 10), ("queue_limit", 0),
     ("sample_interval", 0), ("sample_interval", 5.0), ("seed", -1), ("seed", "1"),

@@ -8,13 +8,17 @@ arrays are rejected the same way, so that no public function returns a silent Na
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from numbers import Real
 from typing import Any
 
 import numpy as np
 
 __all__ = [
     "MAX_INTEGER",
+    "integer",
+    "real",
     "as_integer",
     "as_positive",
     "as_nonnegative",
@@ -121,3 +125,42 @@ def as_choice(value: Any, name: str, choices: Iterable[str]) -> str:
         listed = ", ".join(repr(c) for c in options)
         raise ValueError(f"{name} must be one of {listed}, got {value!r}")
     return value
+
+
+# Scalar checks of the calculators (sizing, scaling, thread posting): one number each, with an
+# interval that the message spells out, e.g. "cpus must be an integer in [1, inf), got 0".
+
+
+def _interval(low: float, high: float, low_open: bool, high_open: bool, unit: str) -> str:
+    left = "(" if low_open or low == -math.inf else "["
+    right = ")" if high_open or high == math.inf else "]"
+    return f"{left}{low:g}, {high:g}{right} {unit}".rstrip()
+
+
+def real(value: Any, name: str, *, low: float = -math.inf, high: float = math.inf,
+         low_open: bool = False, high_open: bool = False, unit: str = "") -> float:
+    """``value`` as a finite float in the given interval, else ``ValueError`` naming ``name``."""
+    allowed = _interval(low, high, low_open, high_open, unit)
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a number in {allowed}, got {value!r}")
+    x = float(value)
+    inside = (math.isfinite(x)
+              and (x > low if low_open else x >= low)
+              and (x < high if high_open else x <= high))
+    if not inside:
+        raise ValueError(f"{name} must be a number in {allowed}, got {value!r}")
+    return x
+
+
+def integer(value: Any, name: str, *, low: int = 0, high: float = math.inf,
+            unit: str = "") -> int:
+    """``value`` as an int in [low, high], else ``ValueError`` naming ``name``.
+
+    Like :func:`as_integer`, a whole-valued float (3.0) counts as an integer; 3.5 does not.
+    """
+    allowed = _interval(low, high, False, False, unit)
+    whole = (isinstance(value, Real) and not isinstance(value, bool | np.bool_)
+             and math.isfinite(float(value)) and float(value).is_integer())
+    if not whole or not low <= int(value) <= high:
+        raise ValueError(f"{name} must be an integer in {allowed}, got {value!r}")
+    return int(value)

@@ -953,6 +953,9 @@ def curve_chart(
     if y_domain is not None and (len(y_domain) != 2 or not y_domain[0] < y_domain[1]):
         raise ValueError(f"y_domain must be (low, high) with low < high, got {y_domain!r}")
     series_title = series_title or series
+    if series_title in (x_title, y_title):
+        raise ValueError(f"series_title must differ from x_title and y_title (a tooltip shows "
+                         f"each once), got {series_title!r}")
     frame = curves.assign(**{series: curves[series].astype(str)})
     highlight = alt.selection_point(fields=[series], bind="legend", name="highlight")
     y_scale = alt.Scale(domain=list(y_domain)) if y_domain is not None else alt.Scale(zero=True)
@@ -977,15 +980,17 @@ def curve_chart(
     targets = base.mark_point(size=45, opacity=0, filled=True, clip=clip)
     layers: list[alt.Chart] = []
     if y_bands is not None:
-        bands = y_bands.assign(_mid=(y_bands["low"] + y_bands["high"]) / 2)
+        bands = y_bands
         tips = [alt.Tooltip("label:N", title="Band"),
                 alt.Tooltip("low:Q", title=f"{y_title}, from", format=y_format),
                 alt.Tooltip("high:Q", title=f"{y_title}, to", format=y_format)]
         layers.append(alt.Chart(bands).mark_rect(color=BAND_COLOUR, opacity=0.22).encode(
             y=alt.Y("low:Q", scale=y_scale), y2="high:Q", tooltip=tips))
-        layers.append(alt.Chart(bands).mark_text(align="left", baseline="middle", dx=6,
+        # the label sits on the band's upper edge, at the right, clear of curves inside it
+        layers.append(alt.Chart(bands).mark_text(align="right", baseline="bottom", dy=-3,
                                                  color="#333", fontSize=12).encode(
-            x=alt.value(0), y=alt.Y("_mid:Q", scale=y_scale), text="label:N", tooltip=tips))
+            x=alt.value(WIDTH - 4), y=alt.Y("high:Q", scale=y_scale), text="label:N",
+            tooltip=tips))
     if y_rules is not None:
         tips = [alt.Tooltip("label:N", title="Line"),
                 alt.Tooltip("value:Q", title=y_title, format=y_format)]
@@ -1333,8 +1338,11 @@ def slider_explorer(
     tips = [alt.Tooltip(f"{x}:Q", title=x_title, format="d")] + [
         alt.Tooltip(f"m{j}:Q", title=y_title, format=fmt)
         for j, (_, y_title, fmt, _) in enumerate(panels)]
-    data = alt.InlineData(values=_explorer_pack(grid, x, slider_cols, [p[0] for p in panels],
-                                                decimals))
+    # The records go into the top-level datasets at the very end: Altair copies every spec it
+    # combines, and copying tens of thousands of inline numbers again and again is slow.
+    datasets = {"explorer_grid": _explorer_pack(grid, x, slider_cols, [p[0] for p in panels],
+                                                decimals)}
+    data = alt.NamedData(name="explorer_grid")
     views = []
     for j, (column, y_title, fmt, scale_type) in enumerate(panels):
         values = grid[column].astype(float)
@@ -1381,8 +1389,9 @@ def slider_explorer(
         fields = [f"m{j}" for j in range(len(answer_cols))]
         series = " : ".join(f"datum.key == '{f}' ? '{_escape(label)}'"
                             for f, label in zip(fields, labels, strict=True)) + " : ''"
-        packed = alt.InlineData(values=_explorer_pack(answers, x, keys, answer_cols,
-                                                      {c: 0 for c in answer_cols}))
+        datasets["explorer_answers"] = _explorer_pack(answers, x, keys, answer_cols,
+                                                      {c: 0 for c in answer_cols})
+        packed = alt.NamedData(name="explorer_answers")
         base = selected(alt.Chart(packed), keys, len(answer_cols)).transform_fold(
             fields).transform_calculate(series=series)
         colour = alt.Color("series:N", title=None, sort=labels,
@@ -1428,6 +1437,90 @@ def slider_explorer(
         table = alt.layer(*readout).properties(width=panel_width,
                                                height=24 * len(lines), view={"stroke": None})
         rows.append(alt.hconcat(sizing, table, spacing=24))
-    chart = alt.vconcat(*rows, spacing=20).add_params(*params)
-    return chart.properties(title=alt.Title(title, subtitle=subtitle) if subtitle else title,
-                            description=description)
+    chart = alt.vconcat(*rows, spacing=20).add_params(*params).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description)
+    chart.datasets = datasets
+    return chart
+
+
+def goodness_of_fit_chart(
+    data: pd.DataFrame,
+    *,
+    observed: str,
+    fitted: str,
+    residual: str,
+    x: str,
+    series: str,
+    title: str,
+    description: str,
+    value_title: str,
+    x_title: str,
+    residual_title: str,
+    series_title: str,
+    label: str | None = None,
+    label_title: str | None = None,
+    value_format: str = ".3f",
+    residual_format: str = "+.3f",
+    x_log: bool = True,
+    subtitle: str | Sequence[str] | None = None,
+) -> alt.HConcatChart:
+    """How well a fit matches its data, in two panels side by side.
+
+    Left: each observation's ``observed`` value against its ``fitted`` value, over the dashed
+    line of equality (a perfect fit puts every point on it). Right: the ``residual`` against
+    ``x`` (a setting such as the user load), over a line at zero. One colour per ``series`` (a
+    model, a fit), in order of appearance; clicking a legend entry highlights a series. Every
+    point's tooltip holds the exact values and, with ``label``, which measurement it is.
+    """
+    _require_columns(data, [observed, fitted, residual, x, series] + ([label] if label else []))
+    for name in ("title", "description", "value_title", "x_title", "residual_title",
+                 "series_title"):
+        _require_text(locals()[name], name)
+    frame = data.assign(**{series: data[series].astype(str)})
+    order = list(dict.fromkeys(frame[series].tolist()))
+    highlight = alt.selection_point(fields=[series], bind="legend", name="fit_highlight")
+    colour = alt.Color(f"{series}:N", title=series_title, sort=order,
+                       scale=alt.Scale(domain=order, range=palette(len(order))),
+                       legend=alt.Legend(orient="bottom", direction="vertical",
+                                         labelLimit=LEGEND_LABEL_LIMIT))
+    faded = alt.condition(highlight, alt.value(0.95), alt.value(FADED_OPACITY))
+    tooltip = ([alt.Tooltip(f"{label}:N", title=label_title or label)] if label else []) + [
+        alt.Tooltip(f"{series}:N", title=series_title),
+        alt.Tooltip(f"{x}:Q", title=x_title),
+        alt.Tooltip(f"{observed}:Q", title=f"Observed: {value_title}", format=value_format),
+        alt.Tooltip(f"{fitted}:Q", title=f"Fitted: {value_title}", format=value_format),
+        alt.Tooltip(f"{residual}:Q", title=residual_title, format=residual_format),
+    ]
+    low = float(min(frame[observed].min(), frame[fitted].min()))
+    high = float(max(frame[observed].max(), frame[fitted].max()))
+    pad = 0.05 * (high - low or 1.0)
+    domain = [low - pad, high + pad]
+    line = pd.DataFrame({"a": domain, "b": domain, "label": ["observed = fitted"] * 2})
+    equality = alt.Chart(line).mark_line(strokeDash=[6, 4], strokeWidth=1.5,
+                                         color="#888").encode(
+        x=alt.X("a:Q", scale=alt.Scale(domain=domain, nice=False)),
+        y=alt.Y("b:Q", scale=alt.Scale(domain=domain, nice=False)),
+        tooltip=[alt.Tooltip("label:N", title="Line")])
+    scatter = alt.Chart(frame).mark_point(filled=True, size=55).encode(
+        x=alt.X(f"{fitted}:Q", title=f"Fitted: {value_title}",
+                scale=alt.Scale(domain=domain, nice=False)),
+        y=alt.Y(f"{observed}:Q", title=f"Observed: {value_title}",
+                scale=alt.Scale(domain=domain, nice=False)),
+        color=colour, opacity=faded, tooltip=tooltip).add_params(highlight)
+    left = alt.layer(equality, scatter).properties(width=250, height=250,
+                                                   title="Observed against fitted")
+    x_values = sorted(frame[x].astype(float).unique().tolist())
+    x_scale = alt.Scale(type="log", domain=[x_values[0] / 1.3, x_values[-1] * 1.3]) if x_log \
+        else alt.Scale(zero=False)
+    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#888", strokeWidth=1.5)\
+        .encode(y=alt.Y("zero:Q"))
+    spread = alt.Chart(frame).mark_point(filled=True, size=55).encode(
+        x=alt.X(f"{x}:Q", title=x_title, scale=x_scale,
+                axis=alt.Axis(values=x_values, format="d")),
+        y=alt.Y(f"{residual}:Q", title=residual_title),
+        color=colour, opacity=faded, tooltip=tooltip)
+    right = alt.layer(zero, spread).properties(width=250, height=250, title="Residuals")
+    return alt.hconcat(left, right, spacing=30).properties(
+        title=alt.Title(title, subtitle=subtitle) if subtitle else title,
+        description=description)

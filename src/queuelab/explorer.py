@@ -169,7 +169,9 @@ def build_grid(
     results = _solve(*(mesh[n] for n in AXES), method=method)
     frame = pd.DataFrame({name: mesh[name] for name in AXES})
     for metric in METRICS:
-        frame[metric] = np.concatenate([np.atleast_1d(getattr(r, metric)) for r in results])
+        # + 0.0 turns the solver's -0.0 (a probability of nothing) into 0.0
+        frame[metric] = np.concatenate([np.atleast_1d(getattr(r, metric))
+                                        for r in results]) + 0.0
     return frame
 
 
@@ -192,8 +194,8 @@ def threads_needed(
       threads. The peak is the ``percentile``-th percentile of the number of busy threads when
       the pool is not the limit (``threads = min(clients, capacity)``, where every admitted
       request holds a thread): the smallest m with P(busy threads <= m) >= percentile / 100.
-      A pool of that size is reached by the busy threads at most (100 - percentile) % of the
-      time, the state the article's advice ("raise the setting while the active-threads peak
+      The busy threads exceed a pool of that size at most (100 - percentile) % of the time,
+      the state the article's advice ("raise the setting while the active-threads peak
       reaches it") ends in;
     * ``model_threads``: the smallest pool whose mean response time is at most
       ``1 + tolerance`` times that of an unlimited pool at the same load (found by bisection
@@ -249,9 +251,10 @@ def threads_needed(
         r_at_hi[active[meets]] = r_mid[meets]
         lo[active[~meets]] = mid[~meets] + 1
 
+    rule = {int(k): rules.domino_initial_threads(int(k)) for k in axes["clients"]}
     frame = pd.DataFrame({
         "clients": K, "capacity": B, "cpu_time": cpu, "wait_time": wait, "think_time": Z,
-        "rule_threads": [rules.domino_initial_threads(int(k)) for k in K],
+        "rule_threads": pd.Series(K).map(rule).to_numpy(np.int64),
         "peak_threads": peak,
         "model_threads": hi,
         "mean_busy_threads": mean_busy,

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from . import data
-from ._validate import integer, real
+from ._validation import integer, real
 
 __all__ = [
     "DOC",

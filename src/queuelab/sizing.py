@@ -27,7 +27,7 @@ import math
 from functools import cache
 
 from . import data, stated
-from ._validate import integer, real
+from ._validation import integer, real
 
 __all__ = [
     "BYTES_PER_KB",

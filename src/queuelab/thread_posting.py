@@ -43,7 +43,7 @@ import pandas as pd
 import simpy
 
 from . import data, stated
-from ._validate import integer, real
+from ._validation import integer, real
 
 __all__ = [
     "DOC",

@@ -189,3 +189,14 @@ def test_a_large_fes_is_fast_and_sensible():
     assert res.utilization == pytest.approx(1.0, rel=1e-9)
     assert res.busy_threads == pytest.approx(200.0, rel=1e-9)
     assert res.mean_in_system == pytest.approx(10**6 - 4.0 * 1000.0, rel=1e-6)
+
+
+def test_no_negative_zero_when_capacity_exceeds_clients():
+    import math
+
+    from queuelab import thread_pool
+
+    result = thread_pool(10, 20, 3, 0.07, 0.07, 4.0)
+    for name in ("rejection_probability", "drop_rate", "error_rate"):
+        value = float(getattr(result, name))
+        assert value == 0.0 and math.copysign(1.0, value) == 1.0, name

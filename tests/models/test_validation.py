@@ -257,3 +257,14 @@ def test_symbolic_helper_arguments():
     _check(lambda: symbolic.mm1bk_exact(2, 2, -1, 1), "service_time")
     _check(lambda: symbolic.mm1bk_exact(2, 2, 1, 0), "think_time")
     _check(lambda: symbolic.birth_death_balance_equations([1, 2], [1]), "births")
+
+
+def test_scalar_checks_agree_with_array_checks_on_whole_floats():
+    from queuelab._validation import as_scalar_integer, integer, real
+
+    assert integer(3.0, "n", low=1) == as_scalar_integer(3.0, "n") == 3
+    for bad in (3.5, True, "3", None, float("nan")):
+        with pytest.raises(ValueError, match="n must be an integer"):
+            integer(bad, "n", low=1)
+    with pytest.raises(ValueError, match=r"x must be a number in \(0, 1\]"):
+        real(0, "x", low=0, high=1, low_open=True)

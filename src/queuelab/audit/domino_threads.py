@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from scipy import stats
 
@@ -23,6 +24,7 @@ __all__ = [
     "column_steps",
     "grid",
     "memory_per_thread",
+    "memory_regression",
     "row_changes",
     "rule_versus_threads_equal_users",
     "stated",
@@ -91,6 +93,44 @@ def memory_per_thread(confidence: float = CONFIDENCE) -> pd.DataFrame:
             "added_threads": int(threads[-1] - threads[0]),
         })
     return pd.DataFrame(rows)
+
+
+def memory_regression(confidence: float = CONFIDENCE, *,
+                      interaction: bool = False) -> pd.DataFrame:
+    """Committed memory (DT-T6) regressed on users and thread setting together.
+
+    Ordinary least squares over all 20 runs of ``memory = a + b users + c threads`` (with
+    ``interaction=True`` also ``+ d users x threads``, letting the cost of a thread change with
+    the load). One row per term: ``term``, ``estimate``, ``standard_error``, ``low``, ``high``
+    (the ``confidence`` Student-t interval with n - p residual degrees of freedom) and ``unit``;
+    slopes are in KB (per user, per thread, per thread and user), the intercept in MB.
+    ``attrs`` holds ``r_squared``, ``residual_sd_mb`` and ``dof``.
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    table = data.load(DOC, "memory_used")
+    users = table["users"].to_numpy(dtype=float)
+    threads = table["http_threads"].to_numpy(dtype=float)
+    memory = table["memory_committed_mb"].to_numpy(dtype=float)
+    columns = [np.ones_like(users), users, threads] + ([users * threads] if interaction else [])
+    design = np.column_stack(columns)
+    coef, *_ = np.linalg.lstsq(design, memory, rcond=None)
+    resid = memory - design @ coef
+    dof = len(memory) - design.shape[1]
+    s2 = float(resid @ resid) / dof
+    se = np.sqrt(np.diag(s2 * np.linalg.inv(design.T @ design)))
+    half = stats.t.ppf(0.5 + confidence / 2, dof) * se
+    terms = [("intercept", 1.0, "MB"), ("per user", KB_PER_MB, "KB"),
+             ("per thread", KB_PER_MB, "KB")]
+    if interaction:
+        terms.append(("per thread and user", KB_PER_MB, "KB"))
+    out = pd.DataFrame([{"term": name, "estimate": coef[i] * k, "standard_error": se[i] * k,
+                         "low": (coef[i] - half[i]) * k, "high": (coef[i] + half[i]) * k,
+                         "unit": unit} for i, (name, k, unit) in enumerate(terms)])
+    total = float(np.sum((memory - memory.mean()) ** 2))
+    out.attrs.update(r_squared=1 - float(resid @ resid) / total,
+                     residual_sd_mb=float(np.sqrt(s2)), dof=dof)
+    return out
 
 
 def column_steps(name: str) -> pd.DataFrame:

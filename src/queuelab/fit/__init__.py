@@ -29,6 +29,14 @@ The statistics, shared by every fitter:
   ``warnings`` and in a one-line ``identifiability``.
 * **Goodness of fit**: residuals, per-quantity RMSE, largest relative error and R², the
   Gaussian log-likelihood, AIC, AICc and BIC.
+
+Example: the USL recovers the parameters of speedups it generated itself.
+
+>>> from queuelab.fit import fit_usl, usl
+>>> cpus = [1, 2, 4, 8, 16, 32]
+>>> fit = fit_usl(cpus, usl(cpus, 0.05, 0.002))
+>>> print(f"sigma = {fit.sigma:.4f}, kappa = {fit.kappa:.5f}, peak at {fit.peak_cpus:.1f} CPUs")
+sigma = 0.0500, kappa = 0.00200, peak at 21.8 CPUs
 """
 
 from ._core import (

@@ -41,7 +41,8 @@ def series(values: Any, name: str, *, low: float = 0.0, low_open: bool = True,
             bad |= arr != np.floor(arr)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{name} must be {allowed}; element {i} is {raw[i]!r}")
+        value = raw[i].item() if isinstance(raw[i], np.generic) else raw[i]
+        raise ValueError(f"{name} must be {allowed}; element {i} is {value!r}")
     return arr
 
 

@@ -91,7 +91,8 @@ class Problem:
     scale: str = "log"
     tolerance: float = 1e-10
     max_evaluations: int = 2000
-    solve_every_start: bool = True
+    #: Solve from the this many starts of smallest initial residual (None: from every one).
+    starts_solved: int | None = None
 
     def __post_init__(self) -> None:
         self.by_name = {p.name: p for p in self.parameters}
@@ -148,7 +149,7 @@ class Problem:
             cells[g] = np.asarray(self.cells[g])[mask]
         return Problem(self.parameters, self.free, self.fixed, observed, cells, self.predict,
                        self.scale, self.tolerance, self.max_evaluations,
-                       self.solve_every_start)
+                       self.starts_solved)
 
 
 def _weighted(problem: Problem, sigma: Mapping[str, float],
@@ -197,11 +198,12 @@ def _estimate(problem: Problem, starts: Sequence[np.ndarray],
     fixed_sigma = sigma is not None
     sig = dict(sigma) if fixed_sigma else {g: 1.0 for g in problem.groups}
     best = None
-    if problem.solve_every_start or len(starts) == 1:
+    if problem.starts_solved is None or len(starts) <= problem.starts_solved:
         chosen = starts
-    else:  # costly models: solve from the start with the smallest initial residual only
+    else:  # solve from the starts with the smallest initial residual only
         fun = _weighted(problem, sig, observed)
-        chosen = [min(starts, key=lambda x0: float(np.sum(fun(np.asarray(x0, float)) ** 2)))]
+        cost = [float(np.sum(fun(np.asarray(x0, float)) ** 2)) for x0 in starts]
+        chosen = [starts[i] for i in np.argsort(cost, kind="stable")[:problem.starts_solved]]
     for x0 in chosen:
         res = _solve(_weighted(problem, sig, observed), np.asarray(x0, float), lb, ub,
                      problem.tolerance, problem.max_evaluations)
@@ -212,8 +214,10 @@ def _estimate(problem: Problem, starts: Sequence[np.ndarray],
     used = sig
     for _ in range(8):
         sig = _group_sigma(problem, problem.values(best.x), observed)
-        if len(problem.groups) == 1 or all(abs(sig[g] / used[g] - 1) < 1e-4
-                                           for g in problem.groups):
+        exact = all(sig[g] <= 1e-9 * (1.0 if problem.scale == "log" else float(np.mean(
+            np.abs((observed or problem.observed)[g])))) for g in problem.groups)
+        if len(problem.groups) == 1 or exact or all(abs(sig[g] / used[g] - 1) < 1e-4
+                                                    for g in problem.groups):
             break
         used = sig
         best = _solve(_weighted(problem, used, observed), best.x, lb, ub, problem.tolerance,
@@ -379,7 +383,7 @@ def _covariance(jac: np.ndarray, s2: float) -> np.ndarray:
 
 
 def _profile_side(problem: Problem, xhat: np.ndarray, j: int, sign: int, sigma, wrss_min: float,
-                  s2: float, q: float, se: float) -> tuple[float, bool]:
+                  s2: float, q: float, se: float, jac: np.ndarray) -> tuple[float, bool]:
     """Where the profile of free parameter ``j`` crosses ``q`` on one side (optimisation
     scale); (bound or search limit, True) when it does not."""
     lb, ub = problem.bounds()
@@ -387,19 +391,20 @@ def _profile_side(problem: Problem, xhat: np.ndarray, j: int, sign: int, sigma, 
     reach = _PROFILE_REACH if problem.by_name[problem.free[j]].log else math.inf
     limit = min(limit, xhat[j] + reach) if sign > 0 else max(limit, xhat[j] - reach)
     others = [i for i in range(problem.p) if i != j]
-    warm = {"x": xhat[others].copy()}
-    memo: dict[float, float] = {}
+    # v -> (profile value, best values of the other parameters); at the estimate itself the
+    # constrained fit is the fit, so the profile is 0 there by definition
+    memo: dict[float, tuple[float, np.ndarray]] = {float(xhat[j]): (0.0, xhat[others].copy())}
 
     def delta(v: float) -> float:
         v = float(v)
         if v in memo:
-            return memo[v]
+            return memo[v][0]
         if not others:
             x = xhat.copy()
             x[j] = v
             r = _weighted(problem, sigma)(x)
-            memo[v] = (float(r @ r) - wrss_min) / s2
-            return memo[v]
+            memo[v] = ((float(r @ r) - wrss_min) / s2, xhat[others])
+            return memo[v][0]
 
         def fun(y):
             x = xhat.copy()
@@ -407,30 +412,34 @@ def _profile_side(problem: Problem, xhat: np.ndarray, j: int, sign: int, sigma, 
             x[others] = y
             return _weighted(problem, sigma)(x)
 
-        # from the last profile point and from the estimate; the better one is kept
-        best = None
-        for y0 in (warm["x"], xhat[others]):
-            res = _solve(fun, y0, lb[others], ub[others], max(problem.tolerance, 1e-8),
-                         problem.max_evaluations)
-            if best is None or res.cost < best.cost:
-                best = res
-            if np.array_equal(warm["x"], xhat[others]):
-                break
-        warm["x"] = best.x
-        memo[v] = (2 * best.cost - wrss_min) / s2
-        return memo[v]
+        # from the solution at the nearest point already profiled; near or past the threshold
+        # also from the estimate, so that a refit stuck in a worse local minimum cannot close
+        # the interval too early
+        nearest = min(memo, key=lambda u: abs(u - v))
+        best = _solve(fun, memo[nearest][1], lb[others], ub[others],
+                      max(problem.tolerance, 1e-8), problem.max_evaluations)
+        if (2 * best.cost - wrss_min) / s2 > 0.5 * q and nearest != float(xhat[j]):
+            other = _solve(fun, xhat[others], lb[others], ub[others],
+                           max(problem.tolerance, 1e-8), problem.max_evaluations)
+            if other.cost < best.cost:
+                best = other
+        memo[v] = ((2 * best.cost - wrss_min) / s2, best.x)
+        return memo[v][0]
 
-    step = se if np.isfinite(se) and se > 0 else 0.1
-    step = float(np.clip(step, 1e-4, 1.0 if problem.by_name[problem.free[j]].log else math.inf))
+    if not (np.isfinite(se) and se > 0):
+        # a parameter held at a bound has no Wald error: take the scale its Jacobian column
+        # alone would give
+        norm = float(np.linalg.norm(jac[:, j]))
+        se = math.sqrt(s2) / norm if norm > 0 else 0.1
+    step = float(np.clip(se, 1e-12, 1.0 if problem.by_name[problem.free[j]].log else math.inf))
     previous = xhat[j]
-    for i in range(60):
+    for i in range(80):
         v = xhat[j] + sign * step * 2.0 ** i
         if (v - limit) * sign >= 0:
             v = limit
-        d = delta(v)
-        if d > q:
+        if delta(v) > q:
             root = optimize.brentq(lambda t: delta(t) - q, previous, v,
-                                   xtol=1e-5 * max(1.0, abs(v)), rtol=1e-6, maxiter=60)
+                                   xtol=1e-3 * step, rtol=1e-6, maxiter=60)
             return float(root), False
         if v == limit:
             return float(limit), True
@@ -477,21 +486,26 @@ def fit_problem(problem: Problem, starts: Sequence[np.ndarray], *, model: str,
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     xhat, sigma, res = _estimate(problem, starts)
+    # an estimate within a hair of a bound is reported at the bound (kappa = 0, not 1e-13)
+    lb, ub = problem.bounds()
+    span = ub - lb
+    xhat = np.where(xhat - lb <= 1e-9 * span, lb, np.where(ub - xhat <= 1e-9 * span, ub, xhat))
     values = problem.values(xhat)
     fitted = problem.fitted(values)
     raw = problem.raw_residuals(values)
     p = problem.p
     n = problem.n
     dof = n - p - extra_k
-    wrss = float(res.fun @ res.fun)
+    wrss = float(sum(np.sum((raw[g] / sigma[g]) ** 2) for g in problem.groups))
     s2 = wrss / dof if dof > 0 else math.nan
     jac = np.asarray(res.jac, dtype=float)
     warnings: list[str] = []
     trade: list[str] = []
     unclear: list[str] = []
     names = list(problem.free)
-    exact = all(float(np.sum(raw[g] ** 2)) <= 1e-24 * max(1.0, float(np.sum(
-        problem.transform(problem.observed[g]) ** 2))) for g in problem.groups)
+    # residuals at the level of rounding: nothing left to estimate the scatter from
+    exact = all(math.sqrt(float(np.mean(raw[g] ** 2))) <= 1e-9 * max(1.0, math.sqrt(float(
+        np.mean(problem.transform(problem.observed[g]) ** 2)))) for g in problem.groups)
 
     se = {name: math.nan for name in names}
     corr = pd.DataFrame(np.eye(p), index=names, columns=names)
@@ -541,8 +555,10 @@ def fit_problem(problem: Problem, starts: Sequence[np.ndarray], *, model: str,
     if can and intervals == "profile":
         q = stats.f.ppf(confidence, 1, dof)
         for j, name in enumerate(names):
-            low, lo_open = _profile_side(problem, xhat, j, -1, sigma, wrss, s2, q, se[name])
-            high, hi_open = _profile_side(problem, xhat, j, +1, sigma, wrss, s2, q, se[name])
+            low, lo_open = _profile_side(problem, xhat, j, -1, sigma, wrss, s2, q, se[name],
+                                         jac)
+            high, hi_open = _profile_side(problem, xhat, j, +1, sigma, wrss, s2, q, se[name],
+                                          jac)
             par = problem.by_name[name]
             out_intervals[name] = (par.outer(low), par.outer(high))
             open_sides[name] = (lo_open, hi_open)

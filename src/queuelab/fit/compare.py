@@ -60,9 +60,10 @@ def compare(fits: Mapping[str, Fit], *, loo: bool = False) -> pd.DataFrame:
     """Information criteria of several fits to the same observations, best AICc first.
 
     Columns: ``model`` (the mapping's key), ``n``, ``k``, ``loglik``, ``aic``, ``aicc``,
-    ``delta_aicc`` (from the smallest), ``weight`` (Akaike weights exp(-delta/2), normalised),
-    and with ``loo=True`` the leave-one-out RMSE per quantity (``loo_rmse_<quantity>``).
-    Where AICc is undefined (n - k - 1 <= 0) the ranking uses AIC and says so in ``basis``.
+    ``basis`` (``"aicc"``, or ``"aic"`` where AICc is undefined for some fit because
+    n - k - 1 <= 0), ``delta_aicc`` or ``delta_aic`` (from the smallest), ``weight`` (Akaike
+    weights exp(-delta / 2), normalised), and with ``loo=True`` the leave-one-out RMSE per
+    quantity (``loo_rmse_<quantity>``).
     """
     if len(fits) < 2:
         raise ValueError("compare needs at least two fits")

@@ -153,9 +153,11 @@ class MM1BKFit(Fit):
         ``rejection_probability``."""
         ks = _checks.series(clients, "clients", low=1, low_open=False, integer=True)
         cap = self.capacity if capacity is None else capacity
-        if cap is None or (np.ndim(cap) and capacity is None):
-            raise ValueError("capacity must be given to predict when several capacities "
-                             "were fitted")
+        if capacity is None and np.ndim(cap):
+            if not np.all(cap == cap[0]):
+                raise ValueError("capacity must be given to predict when the fit had several "
+                                 "capacities")
+            cap = int(cap[0])
         bs = np.broadcast_to(np.asarray(cap), ks.shape)
         res = mm1bk(ks.astype(int), bs.astype(int), self.service_time, self.think_time)
         return pd.DataFrame({"clients": ks.astype(int), "capacity": bs.astype(int),
@@ -172,7 +174,7 @@ def _mm1bk_problem(K, B, observed, fixed, free, parameters, scale) -> Problem:
         res = mm1bk(K[ids], B[ids], values["service_time"], values["think_time"])
         return {g: np.atleast_1d(getattr(res, g)) for g in observed}
 
-    return Problem(parameters, free, fixed, observed, cells, predict, scale)
+    return Problem(parameters, free, fixed, observed, cells, predict, scale, starts_solved=2)
 
 
 def _mm1bk_starts(K, observed, fixed, free) -> list[np.ndarray]:
@@ -305,7 +307,7 @@ def fit_mm1bk(clients: Any, capacity: Any, response_time: Any = None, throughput
         for b in candidates[::-1]:
             prob = _mm1bk_problem(K, np.full(K.size, b), observed, fixed_values, free,
                                   parameters, scale)
-            x, _, _ = _estimate(prob, starts if previous is None else [previous] + starts[:1])
+            x, _, _ = _estimate(prob, starts if previous is None else [previous])
             previous = x
             values = prob.values(x)
             crit = information_criteria(prob.raw_residuals(values), len(free) + 1)
@@ -313,10 +315,15 @@ def fit_mm1bk(clients: Any, capacity: Any, response_time: Any = None, throughput
                          "service_time": values["service_time"],
                          "think_time": values["think_time"]})
         profile = pd.DataFrame(rows[::-1])
-        best = profile["loglik"].max()
-        tie = profile["loglik"] >= best - 1e-9 * max(1.0, abs(best))
+        ll = profile["loglik"].to_numpy()
+        best = ll.max()
+        if math.isinf(best):  # an exact fit at some capacities
+            tie = inside_mask = ll == best
+        else:
+            tie = ll >= best - 1e-9 * max(1.0, abs(best))
+            inside_mask = 2 * (best - ll) <= stats.chi2.ppf(confidence, 1)
         b_hat = int(profile.loc[tie, "capacity"].min())
-        inside = profile[2 * (best - profile["loglik"]) <= stats.chi2.ppf(confidence, 1)]
+        inside = profile[inside_mask]
         B = np.full(K.size, b_hat)
         row = profile.set_index("capacity").loc[b_hat]
         starts = [np.log([row[n] for n in free])] + starts
@@ -483,7 +490,7 @@ def fit_thread_pool(clients: Any, threads: Any, response_time: Any = None,
         return {g: np.atleast_1d(getattr(res, g)) for g in observed}
 
     problem = Problem(parameters, free, fixed_values, observed, cells, predict, scale,
-                      tolerance=1e-8, max_evaluations=400, solve_every_start=False)
+                      tolerance=1e-8, max_evaluations=400, starts_solved=1)
     starts = _thread_pool_starts(K, T, B, observed, free, fixed_values, parameters, initial)
 
     def train_and_predict(mask: np.ndarray) -> dict[str, np.ndarray]:

@@ -95,16 +95,18 @@ def _peak_profile(problem: Problem, fit: Fit, confidence: float) -> tuple[float,
     centre = math.log(peak) if math.isfinite(peak) else math.log(1e6 * float(cpus.max()))
 
     def side(sign: int) -> tuple[float, bool]:
+        # downwards as far as N* = 1 (log 0), upwards a factor 1e6 past the estimate
+        end = 0.0 if sign < 0 else centre + reach
         previous, step = centre, 0.05
-        for i in range(40):
+        for i in range(60):
             v = centre + sign * step * 2.0 ** i
-            if abs(v - centre) > reach:
-                return (math.inf if sign > 0 else 1.0), True
-            if v < 0:  # N* below one CPU: every speedup would be below one
-                return 1.0, True
+            if (v - end) * sign >= 0:
+                v = end
             if delta(v) > q:
                 root = optimize.brentq(lambda t: delta(t) - q, previous, v, xtol=1e-6)
                 return math.exp(root), False
+            if v == end:
+                break
             previous = v
         return (math.inf if sign > 0 else 1.0), True
 

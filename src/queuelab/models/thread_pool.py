@@ -226,7 +226,7 @@ def _metrics(levels: np.ndarray, K, B, T, Z, *, throughput: float, utilization: 
     mean = float(levels @ n)
     thinking = float(levels @ (K - n))  # sum_n (K - n) p_n, positive terms
     full = float(levels[-1]) if B <= K else 0.0
-    lost = (K - B) * full
+    lost = (K - B) * full if B <= K else 0.0  # no -0.0 when B > K
     queue_length = float(levels @ (n - held))
     return {
         "throughput": throughput,

@@ -1,0 +1,328 @@
+"""queuelab.explorer (the what-if grids) and charts.slider_explorer (the page that shows them)."""
+
+from __future__ import annotations
+
+import doctest
+import itertools
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from queuelab import charts, explorer, rules, thread_pool
+
+SMALL = dict(clients=[20, 60, 120], capacity=[40, 200], threads=[2, 8], cpu_time=[0.01, 0.03],
+             wait_time=[0.1], think_time=[2.0, 5.0])
+SIZING = dict(clients=[10, 50, 150, 300], capacity=[60, 400], cpu_time=[0.005, 0.02],
+              wait_time=[0.05, 0.4], think_time=[1.0, 6.0])
+
+
+@pytest.fixture(scope="module")
+def small_grid():
+    return explorer.build_grid(**SMALL)
+
+
+@pytest.fixture(scope="module")
+def small_sizing():
+    return explorer.threads_needed(**SIZING)
+
+
+def test_docstring_examples():
+    failures, tried = doctest.testmod(explorer)
+    assert tried > 0 and failures == 0
+
+
+# --- build_grid ---------------------------------------------------------------------------------
+
+def test_grid_holds_every_combination_once_in_order(small_grid):
+    assert list(small_grid.columns) == list(explorer.AXES) + list(explorer.METRICS)
+    assert len(small_grid) == np.prod([len(v) for v in SMALL.values()])
+    assert not small_grid.duplicated(list(explorer.AXES)).any()
+    order = ["capacity", "threads", "cpu_time", "wait_time", "think_time", "clients"]
+    assert small_grid.equals(small_grid.sort_values(order, kind="stable"))
+
+
+def test_grid_rows_are_the_model(small_grid):
+    """Every row equals thread_pool called on its own, for every metric kept."""
+    for row in small_grid.itertuples(index=False):
+        res = thread_pool(row.clients, row.capacity, row.threads, row.cpu_time, row.wait_time,
+                          row.think_time, method="fes")
+        for metric in explorer.METRICS:
+            assert getattr(row, metric) == pytest.approx(float(getattr(res, metric)),
+                                                         rel=1e-12, abs=1e-300), metric
+
+
+def test_grid_exact_method_matches_the_chain():
+    grid = explorer.build_grid(clients=[30, 90], capacity=[50], threads=[3], cpu_time=[0.02],
+                               wait_time=[0.1], think_time=[2.0], method="exact")
+    res = thread_pool([30, 90], 50, 3, 0.02, 0.1, 2.0, method="exact")
+    np.testing.assert_allclose(grid["response_time"], res.response_time, rtol=1e-12)
+    fes = explorer.build_grid(clients=[30, 90], capacity=[50], threads=[3], cpu_time=[0.02],
+                              wait_time=[0.1], think_time=[2.0])
+    assert not np.allclose(fes["response_time"], grid["response_time"], rtol=1e-9)
+
+
+def test_grid_has_no_negative_zero(small_grid):
+    for metric in explorer.METRICS:
+        assert not np.any(np.signbit(small_grid[metric].to_numpy())), metric
+
+
+def test_grid_scalars_make_one_value_axes():
+    grid = explorer.build_grid(clients=50, capacity=100, threads=4, cpu_time=0.01,
+                               wait_time=0.2, think_time=3.0)
+    assert len(grid) == 1
+
+
+def test_default_axes_are_evenly_spaced_for_sliders():
+    for axis in (explorer.CLIENTS, explorer.CAPACITY, explorer.THREADS, explorer.CPU_TIME,
+                 explorer.WAIT_TIME, explorer.THINK_TIME):
+        steps = np.diff(axis)
+        assert np.allclose(steps, steps[0]), axis
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("clients", [0, 10], "clients must be an integer >= 1"),
+    ("capacity", [10.5], "capacity must be an integer >= 1"),
+    ("threads", [8, 4], "threads must be strictly increasing"),
+    ("threads", [4, 4], "threads must be strictly increasing"),
+    ("cpu_time", [-0.01], "cpu_time must be a finite number >= 0"),
+    ("wait_time", [float("nan")], "wait_time must be a finite number >= 0"),
+    ("think_time", [0.0], "think_time must be a finite number > 0"),
+    ("think_time", [[1.0, 2.0]], "think_time must be a number or a flat sequence"),
+    ("clients", "many", "clients must be an integer >= 1"),
+])
+def test_grid_rejects_bad_axes(name, value, message):
+    with pytest.raises(ValueError, match=message):
+        explorer.build_grid(**{**SMALL, name: value})
+
+
+def test_grid_rejects_bad_method_and_size():
+    with pytest.raises(ValueError, match="method must be one of 'fes', 'exact'"):
+        explorer.build_grid(**SMALL, method="fast")
+    with pytest.raises(ValueError, match="MAX_CONFIGURATIONS = 200000"):
+        explorer.build_grid(clients=range(1, 1001), capacity=range(1, 201), threads=[1, 2])
+    with pytest.raises(ValueError, match="cpu_time and wait_time must not both be 0"):
+        explorer.build_grid(clients=[5], capacity=[5], threads=[1], cpu_time=[0.0],
+                            wait_time=[0.0], think_time=[1.0])
+
+
+# --- threads_needed -----------------------------------------------------------------------------
+
+def test_sizing_has_every_combination(small_sizing):
+    assert len(small_sizing) == np.prod([len(v) for v in SIZING.values()])
+    assert not small_sizing.duplicated(["clients", "capacity", "cpu_time", "wait_time",
+                                        "think_time"]).any()
+
+
+def test_rule_column_is_the_domino_rule(small_sizing):
+    for clients, threads in zip(small_sizing["clients"], small_sizing["rule_threads"],
+                                strict=True):
+        assert threads == rules.domino_initial_threads(int(clients))
+
+
+def _response_times(row, threads):
+    return thread_pool(row.clients, row.capacity, threads, row.cpu_time, row.wait_time,
+                       row.think_time, method="fes").response_time
+
+
+def test_model_threads_is_the_smallest_pool_meeting_the_target(small_sizing):
+    """A full scan of every pool size 1..min(K, B) finds the same answer as the bisection,
+    which also checks that the response time falls as threads are added on these grids."""
+    for row in small_sizing.itertuples(index=False):
+        top = min(row.clients, row.capacity)
+        scan = np.asarray(_response_times(row, np.arange(1, top + 1)), dtype=float)
+        target = 1.10 * scan[-1]
+        assert np.all(np.diff(scan) <= 1e-12 * scan[1:]), "response time rose with threads"
+        smallest = int(np.argmax(scan <= target)) + 1
+        assert row.model_threads == smallest
+        assert row.response_time_model == pytest.approx(scan[smallest - 1], rel=1e-12)
+        assert row.response_time_unlimited == pytest.approx(scan[-1], rel=1e-12)
+
+
+def test_peak_threads_is_the_percentile_of_busy_threads(small_sizing):
+    for row in small_sizing.itertuples(index=False):
+        top = min(row.clients, row.capacity)
+        res = thread_pool(row.clients, row.capacity, top, row.cpu_time, row.wait_time,
+                          row.think_time, method="fes")
+        cdf = np.cumsum(res.probabilities)
+        assert cdf[row.peak_threads] >= 0.99 - 1e-12
+        if row.peak_threads > 0:
+            assert cdf[row.peak_threads - 1] < 0.99
+        assert row.mean_busy_threads == pytest.approx(float(res.busy_threads), rel=1e-12)
+        assert row.mean_busy_threads <= row.peak_threads + 1
+
+
+def test_tighter_tolerance_and_higher_percentile_ask_for_more_threads():
+    loose = explorer.threads_needed(**SIZING, tolerance=0.5, percentile=90)
+    tight = explorer.threads_needed(**SIZING, tolerance=0.02, percentile=99.9)
+    assert (tight["model_threads"] >= loose["model_threads"]).all()
+    assert (tight["model_threads"] > loose["model_threads"]).any()
+    assert (tight["peak_threads"] >= loose["peak_threads"]).all()
+    assert (tight["peak_threads"] > loose["peak_threads"]).any()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"tolerance": 0}, r"tolerance must be a number in \(0, 10\]"),
+    ({"tolerance": True}, r"tolerance must be a number in \(0, 10\]"),
+    ({"tolerance": 11}, r"tolerance must be a number in \(0, 10\]"),
+    ({"percentile": 100}, r"percentile must be a number in \(0, 100\)"),
+    ({"percentile": float("nan")}, r"percentile must be a number in \(0, 100\)"),
+    ({"method": "mva"}, "method must be one of"),
+    ({"capacity": [0]}, "capacity must be an integer >= 1"),
+])
+def test_sizing_rejects_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        explorer.threads_needed(**{**SIZING, **kwargs})
+
+
+# --- fes_benchmark --------------------------------------------------------------------------------
+
+def test_benchmark_errors_are_read_from_the_results(tmp_path):
+    bench = explorer.fes_benchmark(5, 40)
+    assert len(bench) > 0
+    assert set(bench["threads"]) <= set(range(5, 41))
+    assert {"err_X", "err_R"} <= set(bench.columns)
+    # One row of the CSV, changed: the function must report the changed number.
+    tidy = pd.read_csv(explorer.BENCHMARK_CSV, dtype=str)
+    pool = tidy[(tidy["section"] == "thread_pool_fes_vs_exact") & (tidy["quantity"] == "threads")]
+    case = pool.loc[pd.to_numeric(pool["value"]) == 5, "case"].iloc[0]
+    tidy.loc[(tidy["case"] == case) & (tidy["quantity"] == "err_R"), "value"] = "0.5"
+    changed = tmp_path / "bench.csv"
+    tidy.to_csv(changed, index=False)
+    assert (explorer.fes_benchmark(5, 40, path=changed)["err_R"] == 0.5).sum() == 1
+
+
+def test_benchmark_rejects_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="threads_high must be an integer >= threads_low"):
+        explorer.fes_benchmark(10, 5)
+    with pytest.raises(ValueError, match="path must name the benchmark's CSV"):
+        explorer.fes_benchmark(path=tmp_path / "missing.csv")
+
+
+# --- charts.slider_explorer ---------------------------------------------------------------------
+
+PANELS = [("throughput", "Throughput (req/s)", ".4~g", "linear"),
+          ("response_time", "Response time (s)", ".4~g", "log"),
+          ("rejection_probability", "Rejected", ".2%", "linear"),
+          ("busy_threads", "Busy threads", ".3f", "linear")]
+SLIDERS = [("capacity", "Queue"), ("threads", "Threads"), ("cpu_time", "CPU (s)"),
+           ("think_time", "Think (s)")]
+
+
+def explorer_chart(grid, sizing=None, **overrides):
+    kwargs = dict(x="clients", x_title="Clients", sliders=SLIDERS, panels=PANELS,
+                  initial={"threads": 8, "capacity": 200, "load": 60}, title="T",
+                  description="D", pool=("threads", "busy_threads", "Pool:"))
+    if sizing is not None:
+        kwargs.update(answers=sizing, answer_series=[("rule_threads", "Rule"),
+                                                     ("model_threads", "Model")],
+                      answer_title="How many?", answer_y_title="Threads", load_label="Load")
+    kwargs.update(overrides)
+    return charts.slider_explorer(grid, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def sizing_for_small():
+    return explorer.threads_needed(clients=SMALL["clients"], capacity=SMALL["capacity"],
+                                   cpu_time=SMALL["cpu_time"], wait_time=SMALL["wait_time"],
+                                   think_time=SMALL["think_time"])
+
+
+def test_sliders_are_bound_ranges_starting_at_initial(small_grid, sizing_for_small):
+    spec = explorer_chart(small_grid, sizing_for_small).to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert list(params) == ["capacity", "threads", "cpu_time", "think_time", "load"]
+    assert params["threads"]["bind"] == {"input": "range", "min": 2.0, "max": 8.0, "step": 6.0,
+                                         "name": "Threads "}
+    assert params["threads"]["value"] == 8 and params["capacity"]["value"] == 200
+    assert params["cpu_time"]["value"] == 0.01  # default: the smallest value
+    assert params["load"]["bind"]["min"] == 20 and params["load"]["value"] == 60
+    assert spec["title"] == "T" and spec["description"] == "D"
+
+
+def test_packed_records_hold_the_grid(small_grid):
+    spec = explorer_chart(small_grid).to_dict()
+    records = spec["datasets"]["explorer_grid"]
+    assert len(records) == len(small_grid) // len(SMALL["clients"])
+    first = small_grid.iloc[: len(SMALL["clients"])]
+    assert [records[0][f"s{i}"] for i in range(4)] == [40, 2, 0.01, 2]
+    for j, (column, *_rest) in enumerate(PANELS):
+        expected = [float(f"{v:.4g}") for v in first[column]]
+        if column == "rejection_probability":
+            continue
+        assert records[0][f"m{j}"] == pytest.approx(expected, rel=1e-12)
+    # Each panel filters on every slider, then unpacks the lists to one row per client count.
+    view = spec["vconcat"][0]["hconcat"][0]["layer"][0]
+    kinds = [next(iter(t)) for t in view["transform"]]
+    assert kinds == ["filter", "flatten", "window", "calculate"]
+    for column, _ in SLIDERS:
+        assert f"- {column})" in view["transform"][0]["filter"]
+    assert json.loads(view["transform"][3]["calculate"].split("[datum")[0]) == SMALL["clients"]
+
+
+def test_panels_keep_a_fixed_y_range_and_tooltips_for_every_panel(small_grid):
+    spec = explorer_chart(small_grid).to_dict()
+    views = [v for row in spec["vconcat"] for v in row["hconcat"]]
+    assert len(views) == len(PANELS)
+    for view, (column, y_title, fmt, scale) in zip(views, PANELS, strict=True):
+        y = view["layer"][0]["encoding"]["y"]
+        assert y["title"] == y_title and y["scale"]["type"] == scale
+        low, high = y["scale"]["domain"]
+        assert low <= small_grid[column].min() and high >= small_grid[column].max()
+        tips = view["layer"][0]["encoding"]["tooltip"]
+        assert [t.get("title") for t in tips] == ["Clients"] + [p[1] for p in PANELS]
+        assert {"title": y_title, "format": fmt} in [
+            {k: t.get(k) for k in ("title", "format")} for t in tips]
+    pool_layers = [layer for layer in views[3]["layer"] if layer.get("mark", {}).get("type")
+                   in ("rule", "text")]
+    assert pool_layers, "the busy-threads panel draws the pool"
+
+
+def test_answers_panel_reads_out_every_answer(small_grid, sizing_for_small):
+    spec = explorer_chart(small_grid, sizing_for_small).to_dict()
+    answers = spec["datasets"]["explorer_answers"]
+    assert len(answers) == len(sizing_for_small) // len(SMALL["clients"])
+    text = json.dumps(spec["vconcat"][-1])
+    assert "'Rule'" in text and "'Model'" in text and "load" in text
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"initial": {"threads": 5}}, r"initial\['threads'\] must be one of"),
+    ({"panels": [("throughput", "X", ".1f", "sqrt")]}, "panel scale must be 'linear' or 'log'"),
+    ({"sliders": [("load", "Load")]}, "must be a valid identifier other than 'load'"),
+    ({"sliders": [("think time", "Think")]}, "must be a valid identifier"),
+    ({"title": ""}, "title must be a non-empty string"),
+])
+def test_builder_rejects_bad_arguments(small_grid, overrides, message):
+    grid = small_grid.assign(load=small_grid["threads"], **{"think time": 1.0})
+    with pytest.raises(ValueError, match=message):
+        explorer_chart(grid, **overrides)
+
+
+def test_builder_rejects_uneven_sliders_and_holes():
+    grid = explorer.build_grid(clients=[10, 20], capacity=[10], threads=[1, 2, 4],
+                               cpu_time=[0.01], wait_time=[0.1], think_time=[1.0])
+    with pytest.raises(ValueError, match="must take evenly spaced values"):
+        charts.slider_explorer(grid, x="clients", x_title="C", sliders=[("threads", "T")],
+                               panels=PANELS[:1], initial={}, title="T", description="D")
+    holed = grid[~((grid["threads"] == 2) & (grid["clients"] == 20))]
+    holed = holed[holed["threads"] != 4]
+    with pytest.raises(ValueError, match="must hold every clients value"):
+        charts.slider_explorer(holed, x="clients", x_title="C", sliders=[("threads", "T")],
+                               panels=PANELS[:1], initial={}, title="T", description="D")
+
+
+def test_stored_numbers_are_compact():
+    assert charts._explorer_number(12.3456789) == 12.35
+    assert charts._explorer_number(0.000123456) == 0.0001235
+    assert charts._explorer_number(40.0) == 40 and isinstance(charts._explorer_number(40.0), int)
+    assert charts._explorer_number(0.123456, 4) == 0.1235
+
+
+@pytest.mark.parametrize("args", list(itertools.product([1, 3], [0.0, 0.2])))
+def test_threads_needed_handles_small_and_cpu_free_servers(args):
+    clients, cpu = args
+    out = explorer.threads_needed(clients=[clients], capacity=[2], cpu_time=[cpu],
+                                  wait_time=[0.1], think_time=[1.0])
+    assert 1 <= out["model_threads"].item() <= min(clients, 2)

@@ -1,0 +1,124 @@
+"""queuelab.fit.fit_thread_pool: recovery from data the model made, intervals that cover the
+truth, the check of the flow-equivalent solution against the exact chain, identifiability
+warnings and input checks.
+
+Coverage rule (deterministic): with 95 % intervals and seeds 0..3, each parameter's interval
+must contain the true value in at least 3 of the 4 replications (fewer would happen with
+probability 1.4 % if the intervals had their nominal coverage).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from queuelab import thread_pool
+from queuelab.fit import fit_thread_pool
+
+K = np.repeat([5, 10, 20, 40], 3)
+T = np.tile([2, 4, 8], 4)
+B = 30
+TRUE = {"cpu_time": 0.02, "wait_time": 0.05, "think_time": 1.0}
+FREE = ("cpu_time", "wait_time", "think_time")
+
+
+def model(method="fes", **extra):
+    return thread_pool(K, B, T, TRUE["cpu_time"], TRUE["wait_time"], TRUE["think_time"],
+                       method=method, **extra)
+
+
+def noisy(values, seed, sd=0.03):
+    return values * np.exp(np.random.default_rng(seed).normal(0.0, sd, values.shape))
+
+
+def test_recovers_parameters_from_noiseless_data_and_checks_against_exact():
+    truth = model()
+    fit = fit_thread_pool(K, T, truth.response_time, utilization=truth.utilization,
+                          capacity=B, free=FREE, intervals="none")
+    for name, value in TRUE.items():
+        assert fit.estimates[name] == pytest.approx(value, rel=0.01), name
+    check = fit.exact_check.set_index("quantity")
+    assert set(check.index) == {"response_time", "utilization"}
+    # fes is an approximation: the reported difference is the real one at the estimate
+    exact = model("exact")
+    diff = np.max(np.abs(fit.fitted["response_time"] / exact.response_time - 1))
+    assert check.loc["response_time", "max_relative_difference"] == pytest.approx(diff,
+                                                                                  rel=1e-6)
+
+
+def test_exact_method_recovers_overhead_from_noiseless_data():
+    truth = model("exact", thread_overhead=0.05)
+    fit = fit_thread_pool(K, T, truth.response_time, throughput=truth.throughput,
+                          capacity=B, free=(*FREE, "thread_overhead"), method="exact",
+                          intervals="none")
+    for name, value in (TRUE | {"thread_overhead": 0.05}).items():
+        assert fit.estimates[name] == pytest.approx(value, rel=0.01), name
+    assert fit.exact_check is None
+
+
+def test_profile_intervals_cover_the_truth():
+    truth = model()
+    covered = np.zeros(len(FREE), dtype=int)
+    for seed in range(4):
+        fit = fit_thread_pool(K, T, noisy(truth.response_time, seed),
+                              utilization=noisy(truth.utilization, 100 + seed),
+                              capacity=B, free=FREE, verify=False)
+        covered += [fit.intervals[n][0] <= TRUE[n] <= fit.intervals[n][1] for n in FREE]
+    assert covered.min() >= 3, covered
+
+
+def test_cpu_and_wait_time_trade_off_without_utilization_at_light_load():
+    # one request at a time: R = cpu + wait, so only the sum is measured
+    k = np.array([1, 2, 3, 4, 5, 6])
+    t = np.full(k.size, 10)
+    truth = thread_pool(k, 50, t, 0.02, 0.05, 5.0)
+    fit = fit_thread_pool(k, t, noisy(truth.response_time, 0, sd=0.01),
+                          throughput=noisy(truth.throughput, 1, sd=0.01), capacity=50,
+                          free=FREE, intervals="none")
+    assert "cpu_time and wait_time" in fit.identifiability
+
+
+def test_large_fes_error_is_reported():
+    # a single thread is where the flow-equivalent server is worst
+    k = np.array([5, 10, 20, 40])
+    t = np.ones(4, dtype=int)
+    truth = thread_pool(k, 30, t, 0.02, 0.05, 1.0, method="fes")
+    fit = fit_thread_pool(k, t, truth.response_time, capacity=30,
+                          free=("cpu_time", "think_time"), fixed={"wait_time": 0.05},
+                          intervals="none")
+    assert any("refit with method='exact'" in w for w in fit.warnings)
+
+
+def test_predict_returns_the_model_at_new_settings():
+    truth = model()
+    fit = fit_thread_pool(K, T, truth.response_time, utilization=truth.utilization,
+                          capacity=B, free=FREE, intervals="none")
+    pred = fit.predict([15, 30], [3, 6])
+    direct = thread_pool([15, 30], B, [3, 6], fit.cpu_time, fit.wait_time, fit.think_time,
+                         method="fes")
+    assert np.allclose(pred["response_time"], direct.response_time)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"threads": [1, 2]}, "threads must have one value per element of clients"),
+    ({"response_time": [0.1, 0.2, -0.3]}, "response_time must be"),
+    ({"fixed": {"cpu_time": 0.1}, "free": ("cpu_time", "think_time")},
+     "cannot be both free and fixed"),
+    ({"free": ("cpu_time", "think_time")}, "wait_time must be fitted"),
+    ({"free": ("cpu", "think_time")}, "free names unknown parameter"),
+    ({"capacity": 2.5}, "capacity must be"),
+    ({"method": "mva"}, "method must be one of"),
+    ({"clients": [5, 5, 5], "threads": [2, 2, 2]}, "must not both be all equal"),
+    ({"utilization": [0.1, 0.2, 1.5]}, r"utilization .* <= 1"),
+])
+def test_rejects_bad_inputs(kwargs, match):
+    args = {"clients": [5, 10, 20], "threads": [2, 2, 2], "response_time": [0.1, 0.2, 0.3],
+            "capacity": 30, "free": FREE}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        fit_thread_pool(args.pop("clients"), args.pop("threads"), **args)
+
+
+def test_too_few_observations_for_the_free_parameters():
+    with pytest.raises(ValueError, match="too few observations: 5 fitted parameters"):
+        fit_thread_pool([5, 10, 20], [2, 2, 2], [0.1, 0.2, 0.3], capacity=30)
