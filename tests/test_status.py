@@ -51,7 +51,7 @@ def test_status_words_are_the_inventory_ones(table):
 
 def test_the_stored_page_lists_every_item(table):
     html = stored_html(PAGE)
-    listed = set(re.findall(r"<tr><td>([A-Z]{2}-[A-Z]\d+)</td>", html))
+    listed = set(re.findall(r"<tr><td>(?:<a [^>]*>)?([A-Z]{2}-[A-Z]\d+)", html))
     assert listed == set(table["id"]), "re-run notebooks/reproduction-status.ipynb"
 
 
@@ -65,3 +65,9 @@ def test_labels_are_found(tmp_path):
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "p.md").write_text("(dt-t3)=\n## Table\n")
     assert status.locations(tmp_path) == {"DT-T3": "book/p.html#dt-t3"}
+
+
+def test_prefix_order_follows_the_book_order():
+    from queuelab import data
+
+    assert [inventory.PREFIXES[p] for p in status.PREFIX_ORDER] == list(data.BOOK_ORDER)

@@ -160,7 +160,7 @@ def stacked_count_chart(
     highlight = alt.selection_point(fields=[stack], bind="legend", name="highlight")
     return alt.Chart(counts).mark_bar().encode(
         y=alt.Y(f"{category}:N", title=category_title, sort=sorted(counts[category].unique())),
-        x=alt.X("sum(count):Q", title="Count"),
+        x=alt.X("sum(count):Q", title="Count", axis=alt.Axis(tickMinStep=1, format="d")),
         color=alt.Color(f"{stack}:N", title=stack_title, sort=order,
                         scale=alt.Scale(domain=order, range=palette(len(order)))),
         order=alt.Order("_order:Q"),

@@ -23,9 +23,12 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["DATA_DIR", "data_dir", "documents", "datasets", "describe", "load"]
+__all__ = ["BOOK_ORDER", "DATA_DIR", "data_dir", "documents", "datasets", "describe", "load"]
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+# The documents in the order the book (and its inventory) presents them.
+BOOK_ORDER = ("domino-threads", "domino-curves", "domino-keepalive", "iplanet-tuning",
+              "imre-appserver")
 
 # Frictionless field types -> pandas dtypes. Integers stay nullable so that a missing
 # cell never silently turns a column into floats.

@@ -8,7 +8,6 @@ audit (:mod:`queuelab.audit`), and the place where the book shows an item from t
 
 from __future__ import annotations
 
-import html
 import json
 import posixpath
 import re
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import audit, data
+from . import audit, data, tables
 
 __all__ = ["STATUS_WORDS", "ROOT", "anchor", "locations", "status_table"]
 
@@ -24,6 +23,9 @@ STATUS_WORDS = ("reproduced", "recomputed", "reconstructed", "not reproducible")
 ROOT = Path(__file__).resolve().parents[2]
 _LABEL = re.compile(r"^\(([a-z]{2}-[a-z]\d+)\)=\s*$", re.MULTILINE)
 _KINDS = {"T": "table", "F": "figure", "C": "claim", "E": "equation"}
+# The book's order of the documents (data.BOOK_ORDER), and of kinds within a document.
+PREFIX_ORDER = ("DT", "DC", "DK", "IP", "IM")
+KIND_ORDER = ("T", "F", "E", "C")
 
 
 def anchor(item_id: str) -> str:
@@ -96,7 +98,7 @@ def _claim_rows() -> list[dict]:
     for f in audit.findings().itertuples():
         status = "not reproducible" if f.verdict == "not testable" else "recomputed"
         rows.append({"id": f.id, "document": f.document, "status": status,
-                     "why": f"claims audit: {f.verdict} ({f.evidence})"})
+                     "why": f"checked in code by the claims audit; verdict: {f.verdict}"})
     return rows
 
 
@@ -112,7 +114,8 @@ def status_table(root: Path = ROOT) -> pd.DataFrame:
     frame.insert(1, "kind", frame["id"].str.extract(r"-([A-Z])\d+$")[0].map(_KINDS))
     frame["where"] = [where.get(i, "") for i in frame["id"]]
     key = frame["id"].str.extract(r"^([A-Z]{2})-([A-Z])(\d+)$")
-    order = key[0] + key[1] + key[2].astype(int).map("{:04d}".format)
+    order = (key[0].map(PREFIX_ORDER.index).astype(str) + key[1].map(KIND_ORDER.index).astype(str)
+             + key[2].astype(int).map("{:04d}".format))
     return frame.assign(_order=order).sort_values("_order").drop(columns="_order").reset_index(
         drop=True)
 
@@ -124,23 +127,19 @@ def _relative(target: str, page: str) -> str:
     return f"{rel}#{fragment}" if fragment else rel
 
 
+def link_targets(ids: pd.Series, page: str, root: Path = ROOT) -> pd.Series:
+    """For each inventory ID, the href to where the book shows it, relative to the book page
+    ``page`` ('' where no chapter labels it)."""
+    where = locations(root)
+    return ids.map(lambda i: _relative(where[i], page) if i in where else "")
+
+
 def html_table(frame: pd.DataFrame, page: str) -> str:
     """The status table as HTML for the book page ``page`` (root-relative, e.g.
-    ``notebooks/reproduction-status.html``), with each item linked to where the book shows it."""
-    def cell(row) -> str:
-        if not row.where:
-            return "<em>not shown</em>"
-        href = html.escape(_relative(row.where, page), quote=True)
-        name = row.where.split("/")[-1].split(".html")[0]
-        return f'<a href="{href}">{html.escape(name)}</a>'
-
-    body = "\n".join(
-        "<tr>" + "".join(f"<td>{c}</td>" for c in (
-            html.escape(row.id), html.escape(row.kind or ""), html.escape(row.document),
-            html.escape(row.status), cell(row), html.escape(row.why))) + "</tr>"
-        for row in frame.itertuples()
-    )
-    head = "".join(f"<th>{h}</th>" for h in ("ID", "kind", "document", "status", "shown in",
-                                              "why"))
-    return (f'<table class="queuelab-status"><thead><tr>{head}</tr></thead>'
-            f"<tbody>\n{body}\n</tbody></table>")
+    ``notebooks/reproduction-status.html``), each ID linked to where the book shows it."""
+    shown = frame.assign(where=frame["where"].map(
+        lambda w: w.split("/")[-1].split(".html")[0] if w else "not shown"))
+    table = shown[["id", "kind", "document", "status", "where", "why"]].rename(
+        columns={"id": "ID", "where": "shown in"})
+    hrefs = link_targets(frame["id"], page)
+    return tables.html_table(table, links={"ID": hrefs, "shown in": hrefs})

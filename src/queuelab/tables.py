@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import html
+from collections.abc import Mapping
+
 import pandas as pd
 
-__all__ = ["grid"]
+__all__ = ["grid", "html_table"]
 
 
 def grid(
@@ -33,3 +36,33 @@ def grid(
     wide.index.name = row_label or rows
     wide.columns.name = column_label or columns
     return wide
+
+
+def html_table(
+    frame: pd.DataFrame,
+    *,
+    links: Mapping[str, pd.Series] | None = None,
+    css_class: str = "queuelab-table",
+) -> str:
+    """``frame`` as a plain HTML table of escaped text, left-aligned and wrapping.
+
+    ``links`` maps a column to a Series of hrefs (same index as ``frame``): the cell text of that
+    column becomes a link where the href is non-empty. The first column does not wrap (IDs).
+    """
+    links = dict(links or {})
+    unknown = sorted(set(links) - set(frame.columns))
+    if unknown:
+        raise ValueError(f"links names column(s) {unknown} not in the table {list(frame.columns)}")
+
+    def cell(column: str, index, value) -> str:
+        text = html.escape("" if pd.isna(value) else str(value))
+        href = links[column].get(index, "") if column in links else ""
+        return f'<a href="{html.escape(href, quote=True)}">{text}</a>' if href else text
+
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = "\n".join(
+        "<tr>" + "".join(f"<td>{cell(c, i, row[c])}</td>" for c in frame.columns) + "</tr>"
+        for i, row in frame.iterrows()
+    )
+    return (f'<div class="queuelab-table-wrap"><table class="{css_class}"><thead><tr>{head}'
+            f"</tr></thead><tbody>\n{rows}\n</tbody></table></div>")

@@ -24,6 +24,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..data import BOOK_ORDER
+
 __all__ = ["VERDICTS", "Finding", "check", "findings", "registered", "run"]
 
 VERDICTS = ("supported", "contradicted", "partly", "not testable")
@@ -71,14 +73,15 @@ def check(id: str, *, document: str, statement: str):  # noqa: A002 - the invent
 
 
 def registered(document: str | None = None) -> list[str]:
-    """IDs with a check, in inventory order (optionally of one document)."""
-    ids = [c.id for c in _REGISTRY.values() if document in (None, c.document)]
-    return sorted(ids, key=_id_key)
+    """IDs with a check, in the book's order (optionally of one document)."""
+    checks = [c for c in _REGISTRY.values() if document in (None, c.document)]
+    return [c.id for c in sorted(checks, key=_order)]
 
 
-def _id_key(id_: str) -> tuple[str, int]:
-    prefix, _, number = id_.rpartition("-")
-    return (prefix + number.rstrip("0123456789"), int("".join(ch for ch in number if ch.isdigit())))
+def _order(entry: _Check) -> tuple[int, int]:
+    """Documents in the book's order, then claims by number (DT-C2 before DT-C10)."""
+    rank = BOOK_ORDER.index(entry.document) if entry.document in BOOK_ORDER else len(BOOK_ORDER)
+    return rank, int("".join(ch for ch in entry.id.rpartition("-")[2] if ch.isdigit()))
 
 
 def run(id: str) -> Finding:  # noqa: A002
