@@ -69,6 +69,19 @@ def test_stored_domino_thread_pool_fit_matches_a_refit():
     assert summary.loc["webmail+cpu", "aicc"] == pytest.approx(live.aicc, rel=1e-6)
 
 
+def test_domino_helpers_read_the_data():
+    grid = domino.measurements()
+    assert len(grid) == 20 and domino.capacity() == grid["users"].max()
+    assert grid["utilization"].between(0, 1).all()
+    period = domino.script_period_s()
+    assert period == 15 * 60
+    r = grid["webmail_response_time"].to_numpy()
+    assert domino.implied_requests_per_script(100.0, r) == pytest.approx(
+        period / (100.0 + r.mean()))
+    with pytest.raises(ValueError, match="case must be one of"):
+        domino.fit_case("nope", "mm1bk")
+
+
 def test_memory_regression_slope_is_the_mean_of_the_per_load_slopes():
     # a balanced grid: the additive model's thread slope averages the per-load slopes
     joint = dt.memory_regression().set_index("term")

@@ -56,7 +56,7 @@ from .queueing import (
     fit_mm1bk,
     fit_thread_pool,
 )
-from .scalability import USL_PARAMETERS, USLFit, fit_amdahl, fit_usl, usl, usl_peak, usl_table
+from .scalability import USL_PARAMETERS, USLFit, fit_amdahl, fit_usl, usl, usl_peak
 
 __all__ = [
     "CORRELATION_LIMIT",
@@ -80,5 +80,4 @@ __all__ = [
     "loo_summary",
     "usl",
     "usl_peak",
-    "usl_table",
 ]

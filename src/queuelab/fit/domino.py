@@ -28,7 +28,7 @@ from ..audit import domino_threads as dt
 from .queueing import MM1BKFit, ThreadPoolFit, fit_mm1bk, fit_thread_pool
 
 __all__ = ["CASES", "THREAD_POOL_FREE", "measurements", "capacity", "script_period_s",
-           "fit_case"]
+           "fit_case", "implied_requests_per_script"]
 
 #: Each case: the response-time grid, and whether the CPU utilization is fitted with it.
 CASES = {

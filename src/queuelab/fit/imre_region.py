@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import stated
 from ..audit import imre_appserver as im
 from ..models import thread_pool
 
@@ -100,8 +101,8 @@ def statements(table: pd.DataFrame) -> dict[str, Any]:
     gap = im.VISIBLE_GAP
     few, many = im.table1("threads")
     small, large = im.table1("queue")
-    above_q = im._n("errors_when_clients_exceed")
-    above_r = im._n("clients_above")
+    above_q = stated.number(im.DOC, "errors_when_clients_exceed")
+    above_r = stated.number(im.DOC, "clients_above")
 
     def col(queue, threads, name):
         sel = table[(table["queue"] == queue) & (table["threads"] == threads)]
@@ -144,7 +145,7 @@ def statements(table: pd.DataFrame) -> dict[str, Any]:
                                                   & (table["clients"] == top)]["throughput"]
                                             .min()),
     }
-    level = im._n("saturation_throughput")
+    level = stated.number(im.DOC, "saturation_throughput")
     out["im_c4_saturation_matches"] = bool(abs(out["throughput_at_most_clients"] - level) <= 0.5)
     return out
 

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy import optimize, stats
 
 from . import _checks
@@ -210,15 +209,3 @@ def fit_usl(cpus: Any, speedup: Any, *, amdahl: bool = False, scale: str = "log"
 def fit_amdahl(cpus: Any, speedup: Any, **kwargs: Any) -> USLFit:
     """Amdahl's law ``S(N) = N / (1 + sigma (N - 1))``: :func:`fit_usl` with kappa = 0."""
     return fit_usl(cpus, speedup, amdahl=True, **kwargs)
-
-
-def usl_table(fits: Mapping[str, USLFit]) -> pd.DataFrame:
-    """One row per fit: sigma, kappa and the peak with their intervals."""
-    rows = []
-    for label, f in fits.items():
-        row = {"label": label, "model": f.model}
-        for name in ("sigma", "kappa", "peak_cpus"):
-            low, high = f.intervals.get(name, (math.nan, math.nan))
-            row |= {name: f.estimates[name], f"{name}_low": low, f"{name}_high": high}
-        rows.append(row)
-    return pd.DataFrame(rows)
