@@ -46,7 +46,7 @@ MAX_PROBABILITY_ELEMENTS = 2**27
 # Configurations per block of the recursion (a few arrays of this size stay in cache), the
 # smallest block for which the recursion's per-state Python overhead is worth it, and the
 # number of array elements per row block of the log-space path (16 MiB per temporary).
-_BLOCK_CONFIGS = 1 << 16
+_BLOCK_CONFIGS = 1 << 15  # 32768 x 6 float64 arrays = 1.5 MiB: fits a 1-2 MiB L2 cache
 _RECURSION_MIN_CONFIGS = 1024
 _BLOCK_ELEMENTS = 1 << 21
 # The recursion's sums are rescaled by 2**-_RESCALE_BITS once they pass 2**_RESCALE_BITS.
