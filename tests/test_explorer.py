@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from queuelab import charts, explorer, rules, thread_pool
+from queuelab.charts.sliders import _explorer_number
 
 SMALL = dict(clients=[20, 60, 120], capacity=[40, 200], threads=[2, 8], cpu_time=[0.01, 0.03],
              wait_time=[0.1], think_time=[2.0, 5.0])
@@ -314,10 +315,10 @@ def test_builder_rejects_uneven_sliders_and_holes():
 
 
 def test_stored_numbers_are_compact():
-    assert charts._explorer_number(12.3456789) == 12.35
-    assert charts._explorer_number(0.000123456) == 0.0001235
-    assert charts._explorer_number(40.0) == 40 and isinstance(charts._explorer_number(40.0), int)
-    assert charts._explorer_number(0.123456, 4) == 0.1235
+    assert _explorer_number(12.3456789) == 12.35
+    assert _explorer_number(0.000123456) == 0.0001235
+    assert _explorer_number(40.0) == 40 and isinstance(_explorer_number(40.0), int)
+    assert _explorer_number(0.123456, 4) == 0.1235
 
 
 @pytest.mark.parametrize("args", list(itertools.product([1, 3], [0.0, 0.2])))

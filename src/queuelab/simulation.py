@@ -279,27 +279,50 @@ class _ProcessorSharingCPU:
         self._reschedule()
 
 
-# --------------------------------------------------------------------------- M/M/1/B/K
+# --------------------------------------------------------------------------- closed loop
 
 
-class _MM1BKReplication:
-    def __init__(self, clients, capacity, service_time, think_time, warmup, horizon, rng):
+class _ClosedLoopReplication:
+    """One replication of a closed loop: clients think, then send a request to a server that
+    admits at most ``capacity`` requests; an arrival finding it full is dropped.
+
+    A subclass models the server: :meth:`_serve` holds an admitted request until it leaves,
+    :meth:`_levels` gives the state levels besides ``n`` and ``full`` (at least
+    ``server_busy``, whose time average is the utilization) and :meth:`run` may add metrics to
+    the common ones.
+    """
+
+    def __init__(
+        self,
+        clients: int,
+        capacity: int,
+        think_time: float,
+        warmup: float,
+        horizon: float,
+        rng: random.Random,
+    ):
         self.env = simpy.Environment()
         self.window = _Window(self.env, warmup, horizon)
+        self.clients = clients
         self.capacity = capacity
-        self.service_rate = 1.0 / service_time
         self.think_rate = 1.0 / think_time
         self.rng = rng
-        self.server = simpy.Resource(self.env, capacity=1)
         self.in_system = 0
-        for _ in range(clients):
-            self.env.process(self._client())
+
+    def _levels(self) -> dict[str, float]:
+        """The server's own state levels, integrated by :meth:`_mark`."""
+        raise NotImplementedError
+
+    def _serve(self, arrival: float) -> Iterator[simpy.Event]:
+        """Hold an admitted request (arrived at ``arrival``) until it leaves: the last step
+        marks the state and takes the request out of ``in_system``."""
+        raise NotImplementedError
 
     def _mark(self) -> None:
         n = self.in_system
-        self.window.integrate({"n": n, "busy": float(n > 0), "full": float(n >= self.capacity)})
+        self.window.integrate({"n": n, "full": float(n >= self.capacity), **self._levels()})
 
-    def _client(self):
+    def _client(self) -> Iterator[simpy.Event]:
         env, window = self.env, self.window
         while True:
             yield env.timeout(self.rng.expovariate(self.think_rate))
@@ -310,26 +333,65 @@ class _MM1BKReplication:
                 continue
             self._mark()
             self.in_system += 1
-            with self.server.request() as request:
-                yield request
-                yield env.timeout(self.rng.expovariate(self.service_rate))
-            self._mark()
-            self.in_system -= 1
+            yield from self._serve(arrival)
             window.count("completed")
             window.count("response", env.now - arrival)
 
     def run(self, horizon: float) -> dict[str, float]:
+        """Start the clients, run to ``horizon`` and return the metrics of the window."""
+        for _ in range(self.clients):
+            self.env.process(self._client())
         self.env.run(until=horizon)
         self._mark()
         w = self.window
         return {
             "throughput": w.rate("completed"),
             "response_time": w.ratio("response", "completed"),
-            "utilization": w.time_average("busy"),
+            "utilization": w.time_average("server_busy"),
             "mean_in_system": w.time_average("n"),
             "error_rate": w.time_average("full"),
             "rejection_probability": w.ratio("dropped", "arrivals"),
         }
+
+
+def _replicate(
+    name: str,
+    replication: type[_ClosedLoopReplication],
+    model: dict[str, float],
+    metrics: tuple[str, ...],
+    horizon: float,
+    warmup: float,
+    replications: int,
+    seed: int,
+) -> SimulationResult:
+    """Run ``replication(**model)`` once per random stream spawned from ``seed`` and summarize
+    ``metrics``; the result's parameters are the model's and the run length's."""
+    runs = [
+        replication(**model, warmup=warmup, horizon=horizon, rng=rng).run(horizon)
+        for rng in _replication_streams(seed, replications)
+    ]
+    parameters = {**model, "horizon": horizon, "warmup": warmup, "seed": seed}
+    return _summarize(name, parameters, metrics, runs)
+
+
+# --------------------------------------------------------------------------- M/M/1/B/K
+
+
+class _MM1BKReplication(_ClosedLoopReplication):
+    def __init__(self, clients, capacity, service_time, think_time, warmup, horizon, rng):
+        super().__init__(clients, capacity, think_time, warmup, horizon, rng)
+        self.service_rate = 1.0 / service_time
+        self.server = simpy.Resource(self.env, capacity=1)
+
+    def _levels(self) -> dict[str, float]:
+        return {"server_busy": float(self.in_system > 0)}
+
+    def _serve(self, arrival: float) -> Iterator[simpy.Event]:
+        with self.server.request() as request:
+            yield request
+            yield self.env.timeout(self.rng.expovariate(self.service_rate))
+        self._mark()
+        self.in_system -= 1
 
 
 def simulate_mm1bk(
@@ -356,28 +418,21 @@ def simulate_mm1bk(
     service_time = _positive(service_time, "service_time")
     think_time = _positive(think_time, "think_time")
     horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
-    runs = [
-        _MM1BKReplication(clients, capacity, service_time, think_time, warmup, horizon, rng).run(
-            horizon
-        )
-        for rng in _replication_streams(seed, replications)
-    ]
-    parameters = {
+    model = {
         "clients": clients,
         "capacity": capacity,
         "service_time": service_time,
         "think_time": think_time,
-        "horizon": horizon,
-        "warmup": warmup,
-        "seed": seed,
     }
-    return _summarize("mm1bk", parameters, MM1BK_METRICS, runs)
+    return _replicate(
+        "mm1bk", _MM1BKReplication, model, MM1BK_METRICS, horizon, warmup, replications, seed
+    )
 
 
 # --------------------------------------------------------------------------- thread pool
 
 
-class _ThreadPoolReplication:
+class _ThreadPoolReplication(_ClosedLoopReplication):
     def __init__(
         self,
         clients,
@@ -393,16 +448,12 @@ class _ThreadPoolReplication:
         rng,
         processor_sharing,
     ):
-        self.env = simpy.Environment()
-        self.window = _Window(self.env, warmup, horizon)
-        self.capacity = capacity
+        super().__init__(clients, capacity, think_time, warmup, horizon, rng)
         self.threads = threads
         self.cpu_time = cpu_time
         self.wait_time = wait_time
-        self.think_rate = 1.0 / think_time
         self.thread_overhead = thread_overhead
         self.pool_overhead = pool_overhead
-        self.rng = rng
         self.pool = simpy.Resource(self.env, capacity=threads)
         # With exponential demands and a CPU speed that does not depend on the state, a FCFS
         # single server gives the same process of the number of jobs at the CPU as processor
@@ -415,11 +466,8 @@ class _ThreadPoolReplication:
             self.cpu = _ProcessorSharingCPU(self.env, self._cpu_speed)
         else:
             self.fcfs_cpu = simpy.Resource(self.env, capacity=1)
-        self.in_system = 0
         self.busy = 0
         self.at_cpu = 0
-        for _ in range(clients):
-            self.env.process(self._client())
 
     def _cpu_speed(self) -> float:
         """Work done per unit time: the demand grows with the busy threads and the pool size."""
@@ -428,19 +476,15 @@ class _ThreadPoolReplication:
             (1.0 + self.thread_overhead * (busy - 1)) * (1.0 + self.pool_overhead * self.threads)
         )
 
-    def _mark(self) -> None:
-        n, busy = self.in_system, self.busy
-        self.window.integrate(
-            {
-                "n": n,
-                "full": float(n >= self.capacity),
-                "busy_threads": busy,
-                "queue": n - busy,
-                "cpu_busy": float(self.at_cpu > 0),
-            }
-        )
+    def _levels(self) -> dict[str, float]:
+        busy = self.busy
+        return {
+            "server_busy": float(self.at_cpu > 0),
+            "busy_threads": busy,
+            "queue": self.in_system - busy,
+        }
 
-    def _use_cpu(self):
+    def _use_cpu(self) -> Iterator[simpy.Event]:
         work = self.rng.expovariate(1.0 / self.cpu_time)
         if self.shared:
             yield self.cpu.serve(work)
@@ -449,49 +493,30 @@ class _ThreadPoolReplication:
                 yield request
                 yield self.env.timeout(work)
 
-    def _client(self):
-        env, window, rng = self.env, self.window, self.rng
-        while True:
-            yield env.timeout(rng.expovariate(self.think_rate))
-            arrival = env.now
-            window.count("arrivals")
-            if self.in_system >= self.capacity:
-                window.count("dropped")
-                continue
+    def _serve(self, arrival: float) -> Iterator[simpy.Event]:
+        env, window = self.env, self.window
+        with self.pool.request() as thread:
+            yield thread
+            window.count("thread_grants")
+            window.count("queue_wait", env.now - arrival)
             self._mark()
-            self.in_system += 1
-            with self.pool.request() as thread:
-                yield thread
-                window.count("thread_grants")
-                window.count("queue_wait", env.now - arrival)
+            self.busy += 1
+            if self.cpu_time:
+                self.at_cpu += 1
+                yield from self._use_cpu()
                 self._mark()
-                self.busy += 1
-                if self.cpu_time:
-                    self.at_cpu += 1
-                    yield from self._use_cpu()
-                    self._mark()
-                    self.at_cpu -= 1
-                if self.wait_time:
-                    yield env.timeout(rng.expovariate(1.0 / self.wait_time))
-                self._mark()
-                self.busy -= 1
-                self.in_system -= 1
-                if self.shared:
-                    self.cpu.speed_changed()
-            window.count("completed")
-            window.count("response", env.now - arrival)
+                self.at_cpu -= 1
+            if self.wait_time:
+                yield env.timeout(self.rng.expovariate(1.0 / self.wait_time))
+            self._mark()
+            self.busy -= 1
+            self.in_system -= 1
+            if self.shared:
+                self.cpu.speed_changed()
 
     def run(self, horizon: float) -> dict[str, float]:
-        self.env.run(until=horizon)
-        self._mark()
         w = self.window
-        return {
-            "throughput": w.rate("completed"),
-            "response_time": w.ratio("response", "completed"),
-            "utilization": w.time_average("cpu_busy"),
-            "mean_in_system": w.time_average("n"),
-            "error_rate": w.time_average("full"),
-            "rejection_probability": w.ratio("dropped", "arrivals"),
+        return super().run(horizon) | {
             "busy_threads": w.time_average("busy_threads"),
             "queue_length": w.time_average("queue"),
             "queue_wait": w.ratio("queue_wait", "thread_grants"),
@@ -548,24 +573,7 @@ def simulate_thread_pool(
     horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
     if processor_sharing is None:
         processor_sharing = thread_overhead > 0 or pool_overhead > 0
-    runs = [
-        _ThreadPoolReplication(
-            clients,
-            capacity,
-            threads,
-            cpu_time,
-            wait_time,
-            think_time,
-            thread_overhead,
-            pool_overhead,
-            warmup,
-            horizon,
-            rng,
-            processor_sharing,
-        ).run(horizon)
-        for rng in _replication_streams(seed, replications)
-    ]
-    parameters = {
+    model = {
         "clients": clients,
         "capacity": capacity,
         "threads": threads,
@@ -575,8 +583,14 @@ def simulate_thread_pool(
         "thread_overhead": thread_overhead,
         "pool_overhead": pool_overhead,
         "processor_sharing": processor_sharing,
-        "horizon": horizon,
-        "warmup": warmup,
-        "seed": seed,
     }
-    return _summarize("thread_pool", parameters, THREAD_POOL_METRICS, runs)
+    return _replicate(
+        "thread_pool",
+        _ThreadPoolReplication,
+        model,
+        THREAD_POOL_METRICS,
+        horizon,
+        warmup,
+        replications,
+        seed,
+    )

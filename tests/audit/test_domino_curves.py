@@ -3,53 +3,18 @@ and on altered copies of them, so that each verdict is shown to follow from the 
 
 from __future__ import annotations
 
-import shutil
-
-import pandas as pd
 import pytest
 
-from queuelab import audit, data, stated
+from queuelab import audit, stated
 from queuelab.audit import domino_curves as dc
-from tests import inventory
+
+from . import edits
 
 DOC = "domino-curves"
 
 
-@pytest.fixture
-def altered(tmp_path, monkeypatch):
-    """A copy of the data whose stated numbers a test may change: ``altered({q: value})``."""
-    shutil.copytree(data.data_dir() / DOC, tmp_path / DOC)
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
-
-    def change(values: dict[str, str]) -> None:
-        path = tmp_path / DOC / "stated_values.csv"
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        for quantity, value in values.items():
-            hit = frame["quantity"] == quantity
-            assert hit.sum() == 1, quantity
-            frame.loc[hit, "value"] = value
-        frame.to_csv(path, index=False)
-
-    return change
-
-
 def n(quantity: str) -> float:
     return stated.number(DOC, quantity)
-
-
-# -- registration ---------------------------------------------------------------------------
-
-def test_every_claim_of_the_inventory_has_a_check():
-    expected = (inventory.ids_for(DOC, "C") if inventory.available()
-                else [f"DC-C{i}" for i in range(1, 6)])
-    assert audit.registered(DOC) == expected
-
-
-def test_findings_table_has_a_verdict_and_numbers_for_each_claim():
-    table = audit.findings(DOC)
-    assert table["id"].tolist() == [f"DC-C{i}" for i in range(1, 6)]
-    assert set(table["verdict"]) <= set(audit.VERDICTS)
-    assert table["evidence"].str.contains(r"\d").all()
 
 
 def test_verdicts_on_the_transcribed_numbers():
@@ -79,17 +44,19 @@ def test_c1_percentages_both_ways_and_per_processor():
 
 
 def test_c1_supported_when_the_gain_exceeds_50_percent_both_ways(altered):
-    altered({"cpu_325_at_1200_mail_users": "90"})  # 125 % more, 55.6 % less
+    # 125 % more, 55.6 % less
+    altered("stated_values", edits.stated("cpu_325_at_1200_mail_users", "90"))
     assert audit.run("DC-C1").verdict == "supported"
 
 
 def test_c1_contradicted_when_neither_way_exceeds_50_percent(altered):
-    altered({"cpu_325_at_1200_mail_users": "55"})  # 37.5 % more, 27 % less
+    # 37.5 % more, 27 % less
+    altered("stated_values", edits.stated("cpu_325_at_1200_mail_users", "55"))
     assert audit.run("DC-C1").verdict == "contradicted"
 
 
 def test_c1_flags_a_product_that_does_not_match(altered):
-    altered({"cpu_7000_per_processor_at_1200_mail_users": "25"})
+    altered("stated_values", edits.stated("cpu_7000_per_processor_at_1200_mail_users", "25"))
     assert "does not match" in audit.run("DC-C1").evidence
 
 
@@ -104,7 +71,7 @@ def test_c2_recomputes_the_capacity_increase():
 
 
 def test_c2_contradicted_when_the_users_give_another_increase(altered):
-    altered({"groupware_users_704_at_45_pct_cpu": "300"})  # 25 %
+    altered("stated_values", edits.stated("groupware_users_704_at_45_pct_cpu", "300"))  # 25 %
     found = audit.run("DC-C2")
     assert found.verdict == "contradicted"
     assert found.values["increase_pct"] == pytest.approx(25)
@@ -123,14 +90,14 @@ def test_c3_per_user_and_total_increase():
 
 
 def test_c3_supported_when_the_stated_increase_is_the_per_user_one(altered):
-    altered({"stated_increase": "100"})
+    altered("stated_values", edits.stated("stated_increase", "100"))
     found = audit.run("DC-C3")
     assert found.verdict == "supported"
     assert "dividing" not in found.evidence
 
 
 def test_c3_no_division_remark_when_no_reading_gives_the_stated_figure(altered):
-    altered({"stated_increase": "75"})
+    altered("stated_values", edits.stated("stated_increase", "75"))
     found = audit.run("DC-C3")
     assert found.verdict == "contradicted"
     assert "dividing" not in found.evidence
@@ -149,14 +116,18 @@ def test_c4_ceilings_disagree_by_five_points():
 
 
 def test_c4_supported_when_every_ceiling_agrees(altered):
-    altered({"production_cpu_max": "70", "guideline_cpu_max": "70"})
+    altered("stated_values",
+            edits.stated("production_cpu_max", "70"),
+            edits.stated("guideline_cpu_max", "70"))
     found = audit.run("DC-C4")
     assert found.verdict == "supported"
     assert "every ceiling is 70 %" in found.evidence
 
 
 def test_c4_contradicted_when_a_reading_exceeds_and_repeats_differ(altered):
-    altered({"cpu_325_at_1200_mail_users": "72", "chart_average_cpu": "35"})
+    altered("stated_values",
+            edits.stated("cpu_325_at_1200_mail_users", "72"),
+            edits.stated("chart_average_cpu", "35"))
     found = audit.run("DC-C4")
     assert found.verdict == "contradicted"
     assert "exceeds the lowest ceiling" in found.evidence
@@ -172,7 +143,9 @@ def test_c5_is_not_testable_but_consistent():
 
 
 def test_c5_reports_an_inconsistent_text(altered):
-    altered({"steep_slope_from_users": "350", "steep_slope_to_users": "400"})
+    altered("stated_values",
+            edits.stated("steep_slope_from_users", "350"),
+            edits.stated("steep_slope_to_users", "400"))
     found = audit.run("DC-C5")
     assert found.verdict == "not testable"
     assert found.values["consistent"] is False

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import pandas as pd
 import pytest
 
 from queuelab import audit, data
 from queuelab.audit import domino_keepalive as dk
+
+from .edits import set_value
 
 DOC = "domino-keepalive"
 
@@ -70,34 +68,15 @@ def test_the_fit_uses_the_three_stated_settings_only():
 
 # --- altered copies of the data: the checks must notice -----------------------------------
 
-@pytest.fixture
-def altered(tmp_path, monkeypatch):
-    """Copy the document's data to a temporary root and return an editor for its CSVs."""
-    shutil.copytree(data.data_dir() / DOC, tmp_path / DOC)
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
-
-    def edit(table: str, change) -> None:
-        path = Path(tmp_path, DOC, f"{table}.csv")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        change(frame)
-        frame.to_csv(path, index=False)
-
-    return edit
-
-
-def _set(frame, key_col, key, col, value):
-    frame.loc[frame[key_col] == key, col] = str(value)
-
-
 def test_a_transfer_that_matches_no_reading_is_contradicted(altered):
-    altered("load_settings", lambda f: _set(f, "setting", "Total Transfer", "value", 70))
+    altered("load_settings", set_value("value", 70, setting="Total Transfer"))
     finding = audit.run("DK-C2")
     assert finding.verdict == "contradicted"
     assert "matches neither" in finding.evidence
 
 
 def test_a_transfer_in_decimal_megabytes_is_also_consistent(altered):
-    altered("load_settings", lambda f: _set(f, "setting", "Total Transfer", "value", 59))
+    altered("load_settings", set_value("value", 59, setting="Total Transfer"))
     finding = audit.run("DK-C2")
     assert finding.verdict == "supported"
     assert finding.values["matching_readings"] == ["MB = 10^6 bytes"]
@@ -106,7 +85,7 @@ def test_a_transfer_in_decimal_megabytes_is_also_consistent(altered):
 def test_more_requests_in_flight_than_threads_is_contradicted(altered):
     # 10 000 requests in 100 s at 180 ms each would need 18 threads busy at once
     altered("persistent_connection_results",
-            lambda f: _set(f, "test", "5 requests per connection", "total_run_time_s", 100))
+            set_value("total_run_time_s", 100, test="5 requests per connection"))
     finding = audit.run("DK-C2")
     assert finding.verdict == "contradicted"
     assert not finding.values["littles_law_within_threads"]
@@ -115,14 +94,12 @@ def test_more_requests_in_flight_than_threads_is_contradicted(altered):
 
 def test_slower_at_higher_settings_contradicts_the_advice(altered):
     altered("persistent_connection_results",
-            lambda f: _set(f, "test", "100 requests per connection", "average_request_time_ms",
-                           190))
+            set_value("average_request_time_ms", 190, test="100 requests per connection"))
     assert audit.run("DK-C1").verdict == "contradicted"
 
 
 def test_a_measured_recommendation_would_be_supported(altered):
     altered("persistent_connection_results",
-            lambda f: _set(f, "test", "10 requests per connection", "requests_per_connection",
-                           40))
+            set_value("requests_per_connection", 40, test="10 requests per connection"))
     finding = audit.run("DK-C1")
     assert finding.verdict == "supported"

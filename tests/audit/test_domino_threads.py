@@ -3,57 +3,27 @@ copies of it, so that each verdict is shown to follow from the numbers."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
-import pandas as pd
 import pytest
 
 from queuelab import audit, data, rules
 from queuelab.audit import domino_threads as dt
-from tests import inventory
+
+from . import edits
 
 DOC = "domino-threads"
 
 
 @pytest.fixture
-def altered(tmp_path, monkeypatch):
-    """A copy of the data whose cells a test may change: ``altered(table, {(u, t): v})``."""
-    shutil.copytree(data.data_dir() / DOC, tmp_path / DOC)
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
+def altered_grid(altered):
+    """A copy of the data whose grid cells a test may change: ``altered_grid(table,
+    {(users, threads): value})`` sets the table's value column in those cells."""
 
     def change(name: str, cells: dict) -> None:
-        path = tmp_path / DOC / f"{name}.csv"
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        for (users, threads), value in cells.items():
-            hit = (frame["users"] == str(users)) & (frame["http_threads"] == str(threads))
-            assert hit.sum() == 1
-            frame.loc[hit, dt.GRIDS[name]] = str(value)
-        frame.to_csv(path, index=False)
+        altered(name, *(edits.set_value(dt.GRIDS[name], value, users=users, http_threads=threads)
+                        for (users, threads), value in cells.items()))
 
     return change
-
-
-def set_stated(tmp_root, quantity: str, value: str) -> None:
-    path = tmp_root / DOC / "stated_values.csv"
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    frame.loc[frame["quantity"] == quantity, "value"] = value
-    frame.to_csv(path, index=False)
-
-
-# -- registration ---------------------------------------------------------------------------
-
-def test_every_claim_of_the_inventory_has_a_check():
-    expected = (inventory.ids_for(DOC, "C") if inventory.available()
-                else [f"DT-C{i}" for i in range(1, 6)])
-    assert audit.registered(DOC) == expected
-
-
-def test_findings_table_has_a_verdict_and_numbers_for_each_claim():
-    table = audit.findings(DOC)
-    assert table["id"].tolist() == [f"DT-C{i}" for i in range(1, 6)]
-    assert set(table["verdict"]) <= set(audit.VERDICTS)
-    assert table["evidence"].str.contains(r"\d").all()
 
 
 # -- DT-C1: memory per thread ------------------------------------------------------------------
@@ -84,18 +54,18 @@ def test_memory_per_thread_contradicts_the_stated_20_to_40_kb():
     assert min(slopes) / 40 > 8
 
 
-def test_memory_per_thread_near_the_stated_value_would_be_supported(altered):
+def test_memory_per_thread_near_the_stated_value_would_be_supported(altered_grid):
     # committed memory rising by 6 MB over 190 threads: about 32 KB per thread
     flat = {10: 0, 25: 0, 50: 1, 100: 3, 200: 6}
-    altered("memory_used", {(u, t): base + add for u, base in
-                            ((25, 90), (50, 100), (100, 110), (200, 130))
-                            for t, add in flat.items()})
+    altered_grid("memory_used", {(u, t): base + add for u, base in
+                                 ((25, 90), (50, 100), (100, 110), (200, 130))
+                                 for t, add in flat.items()})
     assert audit.run("DT-C1").verdict == "supported"
 
 
-def test_memory_per_thread_mixed_when_only_some_loads_fit(altered):
+def test_memory_per_thread_mixed_when_only_some_loads_fit(altered_grid):
     flat = {10: 0, 25: 0, 50: 1, 100: 3, 200: 6}
-    altered("memory_used", {(25, t): 90 + add for t, add in flat.items()})
+    altered_grid("memory_used", {(25, t): 90 + add for t, add in flat.items()})
     assert audit.run("DT-C1").verdict == "partly"
 
 
@@ -112,13 +82,13 @@ def test_response_rises_with_users_but_for_one_step():
     assert "0.501 to 0.469 s" in finding.evidence
 
 
-def test_without_the_dip_the_claim_would_be_supported(altered):
-    altered("webmail_response_time", {(50, 50): "0.550"})
+def test_without_the_dip_the_claim_would_be_supported(altered_grid):
+    altered_grid("webmail_response_time", {(50, 50): "0.550"})
     assert audit.run("DT-C2").verdict == "supported"
 
 
-def test_a_misquoted_example_contradicts(altered):
-    altered("webmail_response_time", {(25, 10): "0.400"})
+def test_a_misquoted_example_contradicts(altered_grid):
+    altered_grid("webmail_response_time", {(25, 10): "0.400"})
     finding = audit.run("DT-C2")
     assert finding.verdict == "contradicted"
     assert "does not match" in finding.evidence
@@ -136,8 +106,8 @@ def test_more_threads_help_at_50_and_100_users():
     assert "1.764 s at 10, 2.166 s at 200" in finding.evidence
 
 
-def test_with_10_threads_best_everywhere_the_claim_would_be_supported(altered):
-    altered("webmail_response_time", {(50, 10): "0.460", (100, 10): "0.760"})
+def test_with_10_threads_best_everywhere_the_claim_would_be_supported(altered_grid):
+    altered_grid("webmail_response_time", {(50, 10): "0.460", (100, 10): "0.760"})
     finding = audit.run("DT-C3")
     assert finding.verdict == "supported"
     assert finding.values["loads_where_more_threads_help"] == []
@@ -166,16 +136,16 @@ def test_cpu_flat_memory_rising_disk_queue_only_in_part():
     assert v["disk_net_change"][100] == pytest.approx(-0.04)
 
 
-def test_a_steadily_rising_disk_queue_would_support_all_three(altered):
-    altered("disk_queue_length", {
+def test_a_steadily_rising_disk_queue_would_support_all_three(altered_grid):
+    altered_grid("disk_queue_length", {
         (50, 25): "0.10", (50, 50): "0.11", (50, 100): "0.12", (50, 200): "0.13",
         (100, 25): "0.20", (100, 50): "0.21", (100, 100): "0.22", (100, 200): "0.23",
         (200, 25): "0.40"})
     assert audit.run("DT-C4").verdict == "supported"
 
 
-def test_cpu_moving_with_threads_is_noticed(altered):
-    altered("cpu_utilization", {(100, 200): 30})
+def test_cpu_moving_with_threads_is_noticed(altered_grid):
+    altered_grid("cpu_utilization", {(100, 200): 30})
     finding = audit.run("DT-C4")
     assert finding.values["cpu_flat"] is False
     assert "at most 10 points" in finding.evidence
@@ -200,13 +170,13 @@ def test_ten_percent_rule_is_partly_testable():
     assert "cannot be tested" in finding.evidence
 
 
-def test_rule_losing_everywhere_contradicts(altered):
-    altered("webmail_response_time", {(25, 25): "0.400", (200, 200): "1.500"})
+def test_rule_losing_everywhere_contradicts(altered_grid):
+    altered_grid("webmail_response_time", {(25, 25): "0.400", (200, 200): "1.500"})
     assert audit.run("DT-C5").verdict == "contradicted"
 
 
-def test_rule_example_not_matching_contradicts(altered, tmp_path):
-    set_stated(tmp_path, "example_initial_http_threads", "30")
+def test_rule_example_not_matching_contradicts(altered):
+    altered("stated_values", edits.stated("example_initial_http_threads", "30"))
     finding = audit.run("DT-C5")
     assert finding.verdict == "contradicted"
     assert "example says 30 for 200" in finding.evidence

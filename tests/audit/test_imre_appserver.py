@@ -3,15 +3,13 @@ behind each verdict, on the transcribed data and on altered copies of it."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import pytest
 
-from queuelab import audit, data, mm1bk
+from queuelab import audit, mm1bk
 from queuelab.audit import imre_appserver as ia
+
+from .edits import stated
 
 DOC = "imre-appserver"
 
@@ -129,43 +127,22 @@ def test_thread_pool_preview_refuses_a_bad_split():
 
 # --- altered copies of the data: the checks must notice -----------------------------------
 
-@pytest.fixture
-def altered(tmp_path, monkeypatch):
-    """Copy the document's data to a temporary root and return an editor for its CSVs."""
-    shutil.copytree(data.data_dir() / DOC, tmp_path / DOC)
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
-
-    def edit(table: str, change) -> None:
-        path = Path(tmp_path, DOC, f"{table}.csv")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        change(frame)
-        frame.to_csv(path, index=False)
-
-    return edit
-
-
-def _stated(quantity, value):
-    def change(frame):
-        frame.loc[frame["quantity"] == quantity, "value"] = str(value)
-    return change
-
-
 def test_a_service_time_far_from_the_saturation_contradicts_c4(altered):
-    altered("stated_values", _stated("service_time_S", "0.2"))  # 1/S = 5 requests/s
+    altered("stated_values", stated("service_time_S", "0.2"))  # 1/S = 5 requests/s
     finding = audit.run("IM-C4")
     assert finding.verdict == "contradicted"
     assert "not within" in finding.evidence
 
 
 def test_a_queue_the_clients_can_fill_contradicts_c3(altered):
-    altered("stated_values", _stated("queue_without_errors", 80))
+    altered("stated_values", stated("queue_without_errors", 80))
     finding = audit.run("IM-C3")
     assert finding.verdict == "contradicted"
     assert not finding.values["model_zero_errors_large_queue"]
 
 
 def test_another_stated_client_count_is_reported_against_the_model(altered):
-    altered("stated_values", _stated("clients_above", 70))
+    altered("stated_values", stated("clients_above", 70))
     finding = audit.run("IM-C2")
     assert finding.values["first_measured_clients_above_stated"] == 80
     assert "but 80 is the first above the stated 70" in finding.evidence
@@ -177,7 +154,7 @@ def test_without_contention_the_extension_gives_neither_ordering(monkeypatch):
 
 
 def test_evidence_numbers_are_computed_not_typed(altered):
-    altered("stated_values", _stated("think_time_Z", "3"))
+    altered("stated_values", stated("think_time_Z", "3"))
     v = audit.run("IM-C4").values
     assert v["knee_clients"] == pytest.approx(1 + 3 / 0.14)
     assert np.isfinite(v["model_at_most_clients"])

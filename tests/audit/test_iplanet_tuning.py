@@ -3,14 +3,12 @@ data and on altered copies of it (so that every verdict can change)."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import pandas as pd
 import pytest
 
-from queuelab import audit, data
+from queuelab import audit
 from queuelab.audit import iplanet_tuning as ip
+
+from .edits import set_value, stated
 
 DOC = "iplanet-tuning"
 IDS = [f"IP-C{i}" for i in range(1, 10)]
@@ -108,84 +106,53 @@ def test_stated_number_refuses_ambiguous_quantities():
 
 # --- altered copies of the data: the checks must notice -----------------------------------
 
-@pytest.fixture
-def altered(tmp_path, monkeypatch):
-    """Copy the document's data to a temporary root and return an editor for its CSVs."""
-    shutil.copytree(data.data_dir() / DOC, tmp_path / DOC)
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
-
-    def edit(table: str, change) -> None:
-        path = Path(tmp_path, DOC, f"{table}.csv")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        change(frame)
-        frame.to_csv(path, index=False)
-
-    return edit
-
-
-def stated_as(quantity: str, value: str):
-    def change(frame):
-        assert (frame["quantity"] == quantity).sum() >= 1
-        frame.loc[frame["quantity"] == quantity, "value"] = value
-    return change
-
-
 def test_a_wrong_line_count_is_contradicted(altered):
-    altered("stated_values", stated_as("t1_lines_needed", "three"))
+    altered("stated_values", stated("t1_lines_needed", "three"))
     assert audit.run("IP-C6").verdict == "contradicted"
 
 
 def test_a_wrong_throughput_is_contradicted(altered):
-    altered("stated_values", stated_as("throughput_one_at_a_time", "300"))
+    altered("stated_values", stated("throughput_one_at_a_time", "300"))
     assert audit.run("IP-C4").verdict == "contradicted"
 
 
 def test_an_additive_example_would_support_the_memory_rule(altered):
-    altered("stated_values", stated_as("memory_example_total_min", "320"))
+    altered("stated_values", stated("memory_example_total_min", "320"))
     assert audit.run("IP-C5").verdict == "supported"
 
 
 def test_a_memory_example_matching_no_reading_is_contradicted(altered):
-    altered("stated_values", stated_as("memory_example_total_min", "300"))
+    altered("stated_values", stated("memory_example_total_min", "300"))
     assert audit.run("IP-C5").verdict == "contradicted"
 
 
 def test_less_idle_time_than_stated_is_contradicted(altered):
-    altered("stated_values", stated_as("cpu_utilization_high", "85"))
+    altered("stated_values", stated("cpu_utilization_high", "85"))
     assert audit.run("IP-C7").verdict == "contradicted"
 
 
 def test_summary_factors_equal_to_the_figures_would_be_supported(altered):
-    def change(frame):
-        stated_as("static_scaling_peak_summary", "65")(frame)
-        stated_as("shtml_scaling_summary", "95")(frame)
-        stated_as("java_scaling_factor_up_to_4_cpus", "65")(frame)
-        stated_as("java_scaling_factor_beyond_4_cpus", "65")(frame)
-
     def figures(frame):
         frame.loc[frame["figure_id"].isin(["IP-F9", "IP-F12", "IP-F13"]), "scaling_factor"] = "65%"
 
-    altered("stated_values", change)
+    altered("stated_values",
+            stated("static_scaling_peak_summary", "65"),
+            stated("shtml_scaling_summary", "95"),
+            stated("java_scaling_factor_up_to_4_cpus", "65"),
+            stated("java_scaling_factor_beyond_4_cpus", "65"))
     altered("figures", figures)
     assert audit.run("IP-C1").verdict == "supported"
 
 
 def test_a_misprinted_hit_percentage_is_contradicted(altered):
-    def change(frame):
-        rows = (frame["label"] == "Number of cache lookup hits") & (frame["component"] == "percent")
-        assert rows.sum() == 1
-        frame.loc[rows, "value"] = "61.00"
-
-    altered("file_cache_status", change)
+    altered("file_cache_status",
+            set_value("value", "61.00", label="Number of cache lookup hits", component="percent"))
     assert audit.run("IP-C9").verdict == "contradicted"
 
 
 def test_a_pool_that_could_not_grow_is_contradicted(altered):
     # RqThrottle equal to RqThrottleMin: the policy has no room, the check must notice.
-    def change(frame):
-        frame.loc[frame["setting"] == "RqThrottle", "default_number"] = "48"
-
-    altered("directive_defaults", change)
+    altered("directive_defaults", set_value("default_number", "48", setting="RqThrottle"))
     assert audit.run("IP-C8").verdict == "contradicted"
 
 
@@ -200,11 +167,8 @@ def test_arithmetic_table_separates_printed_from_implied():
 
 
 def test_a_reconciled_deletion_count_removes_one_failure(altered):
-    def change(frame):
-        rows = frame["label"] == "Total number of cache entries deleted"
-        frame.loc[rows, "value"] = "127405"
-
-    altered("file_cache_status", change)
+    altered("file_cache_status",
+            set_value("value", "127405", label="Total number of cache entries deleted"))
     finding = audit.run("IP-C9")
     assert finding.verdict == "partly"
     assert "outdated + replaced = total deleted" not in finding.values["failed"]

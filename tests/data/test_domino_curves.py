@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 
-import pandas as pd
 import pytest
 
 from queuelab import data
 from tests import inventory
 
+from . import lookup
+
 DOC = "domino-curves"
-
-
-def stated(quantity: str) -> str:
-    table = data.load(DOC, "stated_values")
-    rows = table[table["quantity"] == quantity]
-    assert len(rows) == 1, f"{quantity}: {len(rows)} rows"
-    return rows["value"].iloc[0]
+stated = partial(lookup.stated, DOC)
 
 
 def number(quantity: str) -> float:
@@ -108,9 +104,6 @@ def test_dc_c3_stated_increase_is_not_the_ratio_of_the_stated_values():
 
 
 def test_figures_point_at_existing_tables_or_stated_values():
+    assert lookup.unknown_figure_sources(DOC) == {}
     figures = data.load(DOC, "figures")
-    known = set(data.datasets(DOC)) | set(data.load(DOC, "stated_values")["quantity"])
-    for row in figures.itertuples():
-        names = [] if pd.isna(row.stated_in_text) else row.stated_in_text.split("; ")
-        assert set(names) <= known, row.figure_id
     assert figures["figure_id"].tolist() == [f"DC-F{i}" for i in range(1, 11)]

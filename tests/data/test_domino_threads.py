@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from functools import partial
+
 import pytest
 
 from queuelab import data
 
+from . import lookup
+
 DOC = "domino-threads"
+stated = partial(lookup.stated, DOC)
 USERS = [25, 50, 100, 200]
 THREADS = [10, 25, 50, 100, 200]
 GRIDS = {
@@ -17,15 +21,6 @@ GRIDS = {
     "memory_used": "memory_committed_mb",
     "disk_queue_length": "avg_disk_queue_length",
 }
-
-
-def stated(quantity: str, inventory_id: str | None = None) -> str:
-    table = data.load(DOC, "stated_values")
-    rows = table[table["quantity"] == quantity]
-    if inventory_id is not None:
-        rows = rows[rows["inventory_id"] == inventory_id]
-    assert len(rows) == 1, f"{quantity}: {len(rows)} rows"
-    return rows["value"].iloc[0]
 
 
 @pytest.mark.parametrize("name", sorted(GRIDS))
@@ -83,10 +78,7 @@ def test_workload_settings():
 
 
 def test_figures_point_at_existing_tables_or_stated_values():
+    assert lookup.unknown_figure_sources(DOC) == {}
     figures = data.load(DOC, "figures")
-    known = set(data.datasets(DOC)) | set(data.load(DOC, "stated_values")["quantity"])
-    for row in figures.itertuples():
-        names = [] if pd.isna(row.stated_in_text) else row.stated_in_text.split("; ")
-        assert set(names) <= known, row.figure_id
     assert set(figures["status"]) == {"reproduced"}
     assert figures["figure_id"].tolist() == [f"DT-F{i}" for i in range(3, 8)]

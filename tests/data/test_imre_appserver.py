@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from functools import partial
+
 import pytest
 
 from queuelab import data
 
+from . import lookup
+
 DOC = "imre-appserver"
-
-
-def stated(quantity: str) -> str:
-    table = data.load(DOC, "stated_values")
-    rows = table[table["quantity"] == quantity]
-    assert len(rows) == 1, f"{quantity}: {len(rows)} rows"
-    return rows["value"].iloc[0]
+stated = partial(lookup.stated, DOC)
 
 
 def levels(parameter: str) -> list[int]:
@@ -61,6 +58,4 @@ def test_figures():
     figures = data.load(DOC, "figures").set_index("figure_id")
     assert figures.index.tolist() == [f"IM-F{i}" for i in range(1, 9)]
     assert (figures.loc[["IM-F5", "IM-F6", "IM-F7", "IM-F8"], "status"] == "recomputed").all()
-    known = set(data.datasets(DOC)) | set(data.load(DOC, "stated_values")["quantity"])
-    for figure_id, names in figures["stated_in_text"].items():
-        assert pd.isna(names) or set(names.split("; ")) <= known, figure_id
+    assert lookup.unknown_figure_sources(DOC) == {}

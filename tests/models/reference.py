@@ -14,6 +14,21 @@ import numpy as np
 
 DIGITS = 50
 
+#: The metrics every finite-source result has (the mm1bk model and the thread pool).
+FINITE_SOURCE_METRICS = (
+    "throughput",
+    "response_time",
+    "utilization",
+    "mean_in_system",
+    "p0",
+    "error_rate",
+    "rejection_probability",
+    "attempt_rate",
+    "drop_rate",
+)
+#: The thread pool's metrics: the finite-source ones and those of the threads.
+THREAD_POOL_METRICS = FINITE_SOURCE_METRICS + ("busy_threads", "queue_length", "queue_wait")
+
 
 def birth_death(births, deaths):
     """Normalized stationary probabilities of a birth-death chain, in mpmath.

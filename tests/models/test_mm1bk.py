@@ -15,19 +15,7 @@ from queuelab.models.mm1bk import (
     mm1bk_probabilities,
 )
 
-from .reference import mm1bk_equations, mm1bk_incomplete_gamma
-
-METRICS = (
-    "throughput",
-    "response_time",
-    "utilization",
-    "mean_in_system",
-    "p0",
-    "error_rate",
-    "rejection_probability",
-    "attempt_rate",
-    "drop_rate",
-)
+from .reference import FINITE_SOURCE_METRICS, mm1bk_equations, mm1bk_incomplete_gamma
 
 # (clients, capacity, service_time, think_time): small and mid sizes, B below, at and above K,
 # light and heavy load
@@ -60,7 +48,7 @@ def _close(actual, expected, rel):
 def test_equations_3_to_5_agree_with_mpmath(case):
     result = mm1bk(*case)
     ref = mm1bk_equations(*case)
-    for name in METRICS:
+    for name in FINITE_SOURCE_METRICS:
         assert _close(float(getattr(result, name)), ref[name], 1e-12), name
     probabilities = result.probabilities
     assert probabilities.shape == (min(case[0], case[1]) + 1,)
@@ -91,7 +79,7 @@ def test_the_batch_paths_agree_on_a_grid():
     batch = mm1bk(K, B, S, Z)
     for i in rng.choice(3000, 40, replace=False):
         one = mm1bk(K[i], B[i], S[i], Z[i])
-        for name in METRICS:
+        for name in FINITE_SOURCE_METRICS:
             assert _close(getattr(batch, name)[i], getattr(one, name), 1e-12), name
 
 
@@ -127,7 +115,7 @@ def test_the_papers_point():
 def test_scalars_in_scalars_out():
     res = mm1bk(10, 5, 0.14, 4.0)
     assert isinstance(res, MM1BKResult)
-    for name in METRICS:
+    for name in FINITE_SOURCE_METRICS:
         value = getattr(res, name)
         assert isinstance(value, np.float64) and np.ndim(value) == 0, name
     assert res.clients == 10 and res.capacity == 5
@@ -182,7 +170,7 @@ def test_error_rate_differs_from_rejection_probability():
 
 def test_a_million_clients_and_capacity():
     res = mm1bk(10**6, 10**6, 0.14, 4.0)
-    assert np.isfinite([getattr(res, m) for m in METRICS]).all()
+    assert np.isfinite([getattr(res, m) for m in FINITE_SOURCE_METRICS]).all()
     assert res.utilization == pytest.approx(1.0, abs=1e-15)
     assert res.throughput == pytest.approx(1 / 0.14, rel=1e-15)
     # all but about Z/S clients are queued: N = K - X Z
@@ -206,7 +194,7 @@ def test_a_million_clients_small_capacity():
     res = mm1bk(10**6, 50, 0.14, 4.0)
     ref = mm1bk_equations(10**6, 50, 0.14, 4.0)
     assert res.utilization == 1.0
-    for name in METRICS:
+    for name in FINITE_SOURCE_METRICS:
         assert _close(float(getattr(res, name)), ref[name], 1e-12), name
     assert res.error_rate == pytest.approx(1.0, abs=1e-4)  # nearly always full
 
@@ -254,5 +242,5 @@ def test_chunks_give_the_same_numbers(monkeypatch):
     monkeypatch.setattr(module, "_CHUNK_CONFIGS", 1500)
     monkeypatch.setattr(module, "_BLOCK_CONFIGS", 1100)
     chunked = mm1bk(K, B, 0.14, 4.0)
-    for name in METRICS:
+    for name in FINITE_SOURCE_METRICS:
         np.testing.assert_allclose(getattr(chunked, name), getattr(whole, name), rtol=1e-13)

@@ -9,21 +9,16 @@ from queuelab import ThreadPoolResult, mm1bk, thread_pool
 from queuelab.models.markov import stationary_distribution
 from queuelab.models.thread_pool_chain import build_chain, state_count
 
-from .reference import birth_death, finite_source_metrics, mmm_bk, thread_pool_chain
+from .reference import (
+    FINITE_SOURCE_METRICS,
+    THREAD_POOL_METRICS,
+    birth_death,
+    finite_source_metrics,
+    mmm_bk,
+    thread_pool_chain,
+)
 
 METHODS = ("exact", "fes")
-MM1BK_METRICS = (
-    "throughput",
-    "response_time",
-    "utilization",
-    "mean_in_system",
-    "p0",
-    "error_rate",
-    "rejection_probability",
-    "attempt_rate",
-    "drop_rate",
-)
-POOL_METRICS = MM1BK_METRICS + ("busy_threads", "queue_length", "queue_wait")
 
 
 def _close(actual, expected, rel, tiny=1e-300):
@@ -40,7 +35,7 @@ def test_no_wait_no_overhead_is_mm1bk(method, threads, clients, capacity):
     """With wait_time = 0 a thread holder only uses the one CPU: M/M/1/B/K for any T."""
     pool = thread_pool(clients, capacity, threads, 0.14, 0.0, 4.0, method=method)
     ref = mm1bk(clients, capacity, 0.14, 4.0)
-    for name in MM1BK_METRICS:
+    for name in FINITE_SOURCE_METRICS:
         assert _close(getattr(pool, name), getattr(ref, name), 1e-10), name
     np.testing.assert_allclose(pool.probabilities, ref.probabilities, rtol=1e-10, atol=1e-300)
 
@@ -52,7 +47,7 @@ def test_no_cpu_is_the_multiserver_model(method, threads, clients, capacity):
     """With cpu_time = 0 the pool is T servers of mean wait_time: M/M/T/B/K (closed form)."""
     pool = thread_pool(clients, capacity, threads, 0.0, 0.5, 2.0, method=method)
     ref = mmm_bk(clients, capacity, threads, 0.5, 2.0)
-    for name in MM1BK_METRICS:
+    for name in FINITE_SOURCE_METRICS:
         if name == "utilization":
             assert pool.utilization == 0.0  # no CPU work
             continue
@@ -91,7 +86,7 @@ def test_exact_chain_equals_a_state_by_state_construction(case):
     K, B, T, cpu, wait, z, theta, phi = case
     pool = thread_pool(K, B, T, cpu, wait, z, thread_overhead=theta, pool_overhead=phi)
     assert pool.method == "exact"
-    for name in POOL_METRICS:
+    for name in THREAD_POOL_METRICS:
         if name in ("attempt_rate", "drop_rate"):
             continue
         assert _close(getattr(pool, name), ref[name], 1e-10), name
@@ -109,7 +104,7 @@ def test_overhead_without_wait_is_a_birth_death_chain(theta, phi):
     for method in METHODS:
         pool = thread_pool(K, B, T, cpu, 0.0, z, thread_overhead=theta, pool_overhead=phi,
                            method=method)
-        for name in MM1BK_METRICS:
+        for name in FINITE_SOURCE_METRICS:
             assert _close(getattr(pool, name), ref[name], 1e-10), (method, name)
 
 
@@ -150,7 +145,7 @@ def test_fes_is_an_approximation_with_few_threads():
 def test_scalars_and_broadcasting():
     one = thread_pool(50, 200, 10, 0.02, 0.1, 4.0)
     assert isinstance(one, ThreadPoolResult)
-    for name in POOL_METRICS:
+    for name in THREAD_POOL_METRICS:
         assert isinstance(getattr(one, name), np.float64), name
     assert one.clients == 50 and one.threads == 10 and one.method == "exact"
     many = thread_pool([[10], [50]], [5, 200], [1, 10], 0.02, 0.1, 4.0, method="fes")

@@ -48,3 +48,16 @@ def coverage(pairs: list[tuple[SimulationResult, Mapping[str, float]]]) -> tuple
                 total += 1
                 inside += result.contains(name, value)
     return inside, total
+
+
+def coverage_shortfall(
+    pairs: list[tuple[SimulationResult, Mapping[str, float]]], minimum_total: int
+) -> str:
+    """What keeps the pairs below the coverage floor ("" when nothing): fewer than
+    ``minimum_total`` metrics with an interval, or fewer than MIN_COVERAGE of them inside."""
+    inside, total = coverage(pairs)
+    if total < minimum_total:
+        return f"only {total} metrics with an interval, expected at least {minimum_total}"
+    if inside < MIN_COVERAGE * total:
+        return f"only {inside}/{total} exact values inside the CIs"
+    return ""

@@ -12,7 +12,7 @@ from queuelab.simulation import (
     simulate_thread_pool,
 )
 
-from .agreement import MIN_COVERAGE, coverage, far_outside
+from .agreement import coverage_shortfall, far_outside
 from .closed_forms import mm1bk_closed_form
 
 RUN = {"horizon": 600.0, "warmup": 60.0, "replications": 10}
@@ -70,14 +70,11 @@ def test_analytic_mm1bk_agrees_with_the_birth_death_chain(point):
 
 @pytest.mark.parametrize("point", MM1BK_POINTS, ids=str)
 def test_mm1bk_near_analytic(mm1bk_runs, point):
-    result, exact = mm1bk_runs[point]
-    assert not far_outside(result, exact)
+    assert not far_outside(*mm1bk_runs[point])
 
 
 def test_mm1bk_analytic_coverage(mm1bk_runs):
-    inside, total = coverage(list(mm1bk_runs.values()))
-    assert total >= 20
-    assert inside >= MIN_COVERAGE * total, f"only {inside}/{total} exact values inside the CIs"
+    assert not coverage_shortfall(list(mm1bk_runs.values()), minimum_total=20)
 
 
 @pytest.fixture(scope="module")
@@ -92,11 +89,8 @@ def thread_pool_runs():
 
 @pytest.mark.parametrize("point", THREAD_POOL_POINTS, ids=str)
 def test_thread_pool_near_analytic(thread_pool_runs, point):
-    result, exact = thread_pool_runs[point]
-    assert not far_outside(result, exact)
+    assert not far_outside(*thread_pool_runs[point])
 
 
 def test_thread_pool_analytic_coverage(thread_pool_runs):
-    inside, total = coverage(list(thread_pool_runs.values()))
-    assert total >= 40
-    assert inside >= MIN_COVERAGE * total, f"only {inside}/{total} exact values inside the CIs"
+    assert not coverage_shortfall(list(thread_pool_runs.values()), minimum_total=40)

@@ -6,7 +6,7 @@ import pytest
 
 from queuelab.simulation import simulate_mm1bk, simulate_thread_pool
 
-from .agreement import MIN_COVERAGE, coverage, far_outside, outside
+from .agreement import coverage_shortfall, far_outside, outside
 from .closed_forms import mm1bk_closed_form, thread_pool_no_queue, thread_pool_no_wait
 
 RUN = {"horizon": 600.0, "warmup": 60.0, "replications": 10}
@@ -21,30 +21,14 @@ MM1BK_POINTS = [
 ]
 
 # keyword arguments of simulate_thread_pool, with wait_time = 0 or threads >= clients
+NO_WAIT = dict(clients=40, capacity=10, threads=5, cpu_time=0.1, wait_time=0.0, think_time=4.0)
 THREAD_POOL_POINTS = [
     dict(clients=20, capacity=20, threads=20, cpu_time=0.1, wait_time=0.3, think_time=4.0),
     dict(clients=25, capacity=30, threads=25, cpu_time=0.05, wait_time=0.5, think_time=2.0),
-    dict(clients=40, capacity=10, threads=5, cpu_time=0.1, wait_time=0.0, think_time=4.0),
-    dict(
-        clients=40,
-        capacity=10,
-        threads=5,
-        cpu_time=0.1,
-        wait_time=0.0,
-        think_time=4.0,
-        thread_overhead=0.05,
-        pool_overhead=0.002,
-    ),
-    dict(
-        clients=16,
-        capacity=8,
-        threads=3,
-        cpu_time=0.2,
-        wait_time=0.0,
-        think_time=3.0,
-        thread_overhead=0.2,
-        pool_overhead=0.01,
-    ),
+    NO_WAIT,
+    NO_WAIT | dict(thread_overhead=0.05, pool_overhead=0.002),
+    dict(clients=16, capacity=8, threads=3, cpu_time=0.2, wait_time=0.0, think_time=3.0)
+    | dict(thread_overhead=0.2, pool_overhead=0.01),
 ]
 
 
@@ -84,14 +68,11 @@ def thread_pool_runs():
 
 @pytest.mark.parametrize("point", MM1BK_POINTS, ids=str)
 def test_mm1bk_near_birth_death(mm1bk_runs, point):
-    result, exact = mm1bk_runs[point]
-    assert not far_outside(result, exact)
+    assert not far_outside(*mm1bk_runs[point])
 
 
 def test_mm1bk_coverage(mm1bk_runs):
-    inside, total = coverage(list(mm1bk_runs.values()))
-    assert total >= 20
-    assert inside >= MIN_COVERAGE * total, f"only {inside}/{total} exact values inside the CIs"
+    assert not coverage_shortfall(list(mm1bk_runs.values()), minimum_total=20)
 
 
 @pytest.mark.parametrize("index", range(len(THREAD_POOL_POINTS)))
@@ -102,9 +83,7 @@ def test_thread_pool_near_closed_form(thread_pool_runs, index):
 
 
 def test_thread_pool_coverage(thread_pool_runs):
-    inside, total = coverage(list(thread_pool_runs.values()))
-    assert total >= 30
-    assert inside >= MIN_COVERAGE * total, f"only {inside}/{total} exact values inside the CIs"
+    assert not coverage_shortfall(list(thread_pool_runs.values()), minimum_total=30)
 
 
 def test_check_has_power_against_a_wrong_model(mm1bk_runs):

@@ -17,18 +17,6 @@ import numpy as np
 
 __all__ = ["FiniteSourceResult", "MM1BKResult", "ThreadPoolResult", "MVAResult", "shaped"]
 
-_METRICS = (
-    "throughput",
-    "response_time",
-    "utilization",
-    "mean_in_system",
-    "p0",
-    "error_rate",
-    "rejection_probability",
-    "attempt_rate",
-    "drop_rate",
-)
-
 
 def shaped(values: np.ndarray, shape: tuple[int, ...]) -> Any:
     """``values`` reshaped to ``shape``; a NumPy float64 scalar when ``shape == ()``."""

@@ -1,0 +1,63 @@
+"""Chart builders: one look for every chart in the book.
+
+Every builder returns an Altair chart that carries a title, a description for screen readers,
+axis titles with units and a tooltip with the exact values. Call :func:`enable` once per
+notebook: it registers the theme and picks the renderer.
+
+Rendering. The book stores each chart as Altair's HTML output. Its loader skips the CDN when the
+page already holds vega, vega-lite and vega-embed of the same versions; the book serves that
+bundle itself (``scripts/build_assets.py``), so pages need no network. In a live JupyterLab
+session started with ``QUEUELAB_LIVE=1`` (``make lab``) the widget renderer is used instead,
+which also works offline.
+
+The builders live in small modules by kind: :mod:`~queuelab.charts.lines` (series and model
+curves), :mod:`~queuelab.charts.categories` (bars, grids, intervals, ranges),
+:mod:`~queuelab.charts.fits` (fitted models), :mod:`~queuelab.charts.diagrams` (reference
+lines and block diagrams) and :mod:`~queuelab.charts.sliders` (the what-if explorer).
+"""
+
+from queuelab.charts._style import (
+    BAND_COLOUR,
+    CATEGORY_LABEL_LIMIT,
+    EMBED_OPTIONS,
+    FADED_OPACITY,
+    FONT,
+    HEIGHT,
+    LEGEND_LABEL_LIMIT,
+    NARROW_WIDTH,
+    OFFLINE_BASE_URL,
+    PALETTE,
+    THEME_NAME,
+    WIDTH,
+    enable,
+    live_session,
+    palette,
+    theme,
+)
+from queuelab.charts.categories import (
+    bar_chart,
+    heatmap,
+    interval_chart,
+    range_chart,
+    stacked_count_chart,
+)
+from queuelab.charts.diagrams import block_diagram, reference_chart
+from queuelab.charts.fits import fit_chart, goodness_of_fit_chart
+from queuelab.charts.lines import (
+    curve_chart,
+    curve_panels_chart,
+    line_chart,
+    settings_panels_chart,
+    speedup_chart,
+    step_chart,
+)
+from queuelab.charts.sliders import EXPLORER_DIGITS, slider_explorer
+
+__all__ = [
+    "BAND_COLOUR", "CATEGORY_LABEL_LIMIT", "EMBED_OPTIONS", "EXPLORER_DIGITS", "FADED_OPACITY",
+    "FONT", "HEIGHT", "LEGEND_LABEL_LIMIT", "NARROW_WIDTH", "OFFLINE_BASE_URL", "PALETTE",
+    "THEME_NAME", "WIDTH", "bar_chart", "block_diagram", "curve_chart", "curve_panels_chart",
+    "enable", "fit_chart", "goodness_of_fit_chart", "heatmap", "interval_chart", "line_chart",
+    "live_session", "palette", "range_chart", "reference_chart", "settings_panels_chart",
+    "slider_explorer", "speedup_chart", "stacked_count_chart", "step_chart", "theme",
+]

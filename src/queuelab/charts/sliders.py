@@ -1,0 +1,247 @@
+"""The slider explorer: precomputed model results steered by range sliders."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+from queuelab.charts._common import (
+    escape,
+    heading,
+    require_columns,
+    require_texts,
+    series_colour,
+    stroke_legend,
+)
+from queuelab.charts._style import PALETTE
+
+EXPLORER_DIGITS = 4  # significant digits the slider explorer stores of each value
+
+
+def _explorer_number(value: float, decimals: int | None = None) -> float | int:
+    """``value`` with EXPLORER_DIGITS significant digits (or ``decimals`` places), an int when
+    whole: the explorer embeds tens of thousands of numbers in its page."""
+    v = float(value)
+    v = round(v, decimals) if decimals is not None else float(f"{v:.{EXPLORER_DIGITS}g}")
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _explorer_slider(frame: pd.DataFrame, column: str) -> list[float]:
+    """The sorted values of a slider column, which must be evenly spaced."""
+    import numpy as np
+
+    values = sorted({float(f"{v:.10g}") for v in frame[column]})
+    steps = np.diff(values)
+    if len(values) > 1 and not np.allclose(steps, steps[0], rtol=1e-9, atol=0):
+        raise ValueError(f"slider column {column!r} must take evenly spaced values (a range "
+                         f"slider has one step), got {values}")
+    return values
+
+
+def _explorer_pack(frame: pd.DataFrame, x: str, keys: Sequence[str], values: Sequence[str],
+                   decimals: dict[str, int]) -> list[dict]:
+    """One record per combination of ``keys`` (fields ``s0``, ``s1``, ...) holding each column
+    of ``values`` as a list over the sorted ``x`` (fields ``m0``, ``m1``, ...)."""
+    xs = sorted(frame[x].unique().tolist())
+    records = []
+    for combo, group in frame.sort_values([*keys, x]).groupby(list(keys), sort=True):
+        if group[x].tolist() != xs:
+            raise ValueError(f"the grid must hold every {x} value {xs} once for each "
+                             f"combination of {list(keys)}; "
+                             f"{dict(zip(keys, combo, strict=True))} has {group[x].tolist()}")
+        record = {f"s{i}": _explorer_number(float(f"{v:.10g}")) for i, v in enumerate(combo)}
+        for j, column in enumerate(values):
+            record[f"m{j}"] = [_explorer_number(v, decimals.get(column)) for v in group[column]]
+        records.append(record)
+    return records
+
+
+def slider_explorer(
+    grid: pd.DataFrame,
+    *,
+    x: str,
+    x_title: str,
+    sliders: Sequence[tuple[str, str]],
+    panels: Sequence[tuple[str, str, str, str]],
+    initial: dict[str, float],
+    title: str,
+    description: str,
+    pool: tuple[str, str, str] | None = None,
+    answers: pd.DataFrame | None = None,
+    answer_series: Sequence[tuple[str, str]] = (),
+    answer_title: str = "",
+    answer_y_title: str = "",
+    load_label: str = "",
+    decimals: dict[str, int] | None = None,
+    subtitle: str | Sequence[str] | None = None,
+    panel_width: int = 270,
+    panel_height: int = 160,
+) -> alt.VConcatChart:
+    """Small panels of precomputed model results against ``x``, steered by range sliders.
+
+    A static page runs no Python: ``grid`` holds every panel's value at every combination of
+    the slider columns and of ``x`` (all its values are drawn). ``sliders`` lists
+    ``(column, label)``: the column's values must be evenly spaced and its name a valid
+    identifier (it names the slider's parameter); ``initial`` maps columns to starting values
+    (default: the smallest). ``panels`` lists ``(column, y_title, tooltip_format, scale)``,
+    scale ``"linear"`` or ``"log"``, two panels to a row; each panel's y range is fixed over
+    the whole grid, so a moved slider moves the curve, not the axis. Every point's tooltip
+    gives the values of all panels. Values are stored with EXPLORER_DIGITS significant digits
+    (``decimals`` maps a column to decimal places instead).
+
+    ``pool = (slider column, panel column, label)`` draws the slider's value as a dashed rule
+    on that panel (the pool size over the busy threads, say). ``answers`` adds a panel: one
+    line per ``answer_series`` ``(column, label)`` of whole numbers against ``x``, selected by
+    the sliders whose columns it has, and a readout of every answer at the ``x`` picked by an
+    extra slider named ``load`` (label ``load_label``; ``initial["load"]`` starts it).
+    """
+    import json
+
+    import numpy as np
+
+    if not sliders or not panels:
+        raise ValueError("sliders and panels must each list at least one entry")
+    slider_cols = [c for c, _ in sliders]
+    require_columns(grid, [x, *slider_cols, *(p[0] for p in panels)])
+    require_texts(x_title=x_title, title=title, description=description)
+    for column in slider_cols:
+        if not column.isidentifier() or column == "load":
+            raise ValueError(f"slider column {column!r} must be a valid identifier other than "
+                             "'load' (it names the slider's parameter)")
+    for column, _, _, scale_type in panels:
+        if scale_type not in ("linear", "log"):
+            raise ValueError(f"panel scale must be 'linear' or 'log', got {scale_type!r} for "
+                             f"{column!r}")
+    decimals = dict(decimals or {})
+    xs = sorted(float(v) for v in grid[x].unique())
+    x_step = xs[1] - xs[0] if len(xs) > 1 else 1.0
+    x_list = json.dumps([_explorer_number(v) for v in xs])
+    params, tests = [], {}
+    for column, label in sliders:
+        values = _explorer_slider(grid, column)
+        start = float(initial.get(column, values[0]))
+        if not any(np.isclose(start, v) for v in values):
+            raise ValueError(f"initial[{column!r}] must be one of {values}, got {start!r}")
+        step = values[1] - values[0] if len(values) > 1 else 1.0
+        params.append(alt.param(name=column, value=_explorer_number(start),
+                                bind=alt.binding_range(min=values[0], max=values[-1],
+                                                       step=step, name=f"{label} ")))
+        tests[column] = f"abs(datum.s{{}} - {column}) < {step / 2!r}"
+
+    def selected(chart: alt.Chart, columns: Sequence[str], n: int) -> alt.Chart:
+        """The one record the sliders pick, unpacked to one row per x."""
+        condition = " && ".join(tests[c].format(i) for i, c in enumerate(columns)) or "true"
+        return chart.transform_filter(condition).transform_flatten(
+            [f"m{j}" for j in range(n)]).transform_window(_i="row_number()").transform_calculate(
+            **{x: f"{x_list}[datum._i - 1]"})
+
+    def slider_rule(column: str, label: str) -> alt.Chart:
+        return alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(
+            _v=column, _label=f"'{escape(label)} ' + {column}")
+
+    def pool_marks(y: alt.Y | str) -> list[alt.Chart]:
+        """The pool slider's value as a labelled dashed rule at height ``y``."""
+        rule = slider_rule(pool[0], pool[2])
+        return [rule.mark_rule(strokeDash=[6, 4], color=PALETTE[3]).encode(
+            y=y, tooltip=[alt.Tooltip("_label:N", title="Line")]),
+            rule.mark_text(align="left", baseline="bottom", dx=4, dy=-3,
+                           color=PALETTE[3]).encode(x=alt.value(0), y="_v:Q", text="_label:N")]
+
+    x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(domain=[0, xs[-1]], nice=False),
+                  axis=alt.Axis(format="d"))
+    tips = [alt.Tooltip(f"{x}:Q", title=x_title, format="d")] + [
+        alt.Tooltip(f"m{j}:Q", title=y_title, format=fmt)
+        for j, (_, y_title, fmt, _) in enumerate(panels)]
+    # The records go into the top-level datasets at the very end: Altair copies every spec it
+    # combines, and copying tens of thousands of inline numbers again and again is slow.
+    datasets = {"explorer_grid": _explorer_pack(grid, x, slider_cols, [p[0] for p in panels],
+                                                decimals)}
+    data = alt.NamedData(name="explorer_grid")
+    views = []
+    for j, (column, y_title, fmt, scale_type) in enumerate(panels):
+        values = grid[column].astype(float)
+        if scale_type == "log":
+            positive = values[values > 0]
+            domain = [float(positive.min()) / 1.25, float(positive.max()) * 1.25]
+        else:
+            domain = [min(0.0, float(values.min())), float(values.max()) * 1.05 or 1.0]
+        scale = alt.Scale(type=scale_type, domain=domain, nice=False)
+        axis = alt.Axis(format=".0%") if fmt.endswith("%") else (
+            alt.Axis(format="~g") if scale_type == "log" else alt.Axis())
+        base = selected(alt.Chart(), slider_cols, len(panels)).encode(
+            x=x_enc, y=alt.Y(f"m{j}:Q", title=y_title, scale=scale, axis=axis), tooltip=tips)
+        layers = [base.mark_line(color=PALETTE[0]),
+                  base.mark_point(filled=True, size=36, color=PALETTE[0])]
+        if pool is not None and pool[1] == column:
+            layers += pool_marks(alt.Y("_v:Q", scale=scale))
+        views.append(alt.layer(*layers, data=data).properties(width=panel_width,
+                                                              height=panel_height))
+    rows = [alt.hconcat(*views[i:i + 2], spacing=24) for i in range(0, len(views), 2)]
+
+    if answers is not None:
+        answer_cols = [c for c, _ in answer_series]
+        keys = [c for c in slider_cols if c in answers.columns]
+        require_columns(answers, [x, *keys, *answer_cols])
+        require_texts(answer_title=answer_title, answer_y_title=answer_y_title,
+                      load_label=load_label)
+        if not answer_cols:
+            raise ValueError("answer_series must list at least one (column, label)")
+        if sorted(float(v) for v in answers[x].unique()) != xs:
+            raise ValueError(f"answers must have the same {x} values as grid, {xs}")
+        start = float(initial.get("load", xs[len(xs) // 2]))
+        if not any(np.isclose(start, v) for v in xs):
+            raise ValueError(f"initial['load'] must be one of {xs}, got {start!r}")
+        params.append(alt.param(name="load", value=_explorer_number(start),
+                                bind=alt.binding_range(min=xs[0], max=xs[-1], step=x_step,
+                                                       name=f"{load_label} ")))
+        labels = [label for _, label in answer_series]
+        fields = [f"m{j}" for j in range(len(answer_cols))]
+        series = " : ".join(f"datum.key == '{f}' ? '{escape(label)}'"
+                            for f, label in zip(fields, labels, strict=True)) + " : ''"
+        datasets["explorer_answers"] = _explorer_pack(answers, x, keys, answer_cols,
+                                                      {c: 0 for c in answer_cols})
+        packed = alt.NamedData(name="explorer_answers")
+        base = selected(alt.Chart(packed), keys, len(answer_cols)).transform_fold(
+            fields).transform_calculate(series=series)
+        colour = series_colour("series", None, labels, stroke_legend("bottom", "vertical"))
+        enc = {"x": x_enc, "y": alt.Y("value:Q", title=answer_y_title), "color": colour,
+               "tooltip": [alt.Tooltip("series:N", title="Answer"),
+                           alt.Tooltip(f"{x}:Q", title=x_title, format="d"),
+                           alt.Tooltip("value:Q", title=answer_y_title, format="d")]}
+        here = base.transform_filter(f"abs(datum.{x} - load) < {x_step / 2!r}")
+        cursor = alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(_x="load").mark_rule(
+            color="#666", strokeDash=[3, 3]).encode(x="_x:Q")
+        layers = [cursor, base.mark_line(strokeWidth=2).encode(**enc),
+                  base.mark_point(filled=True, size=30).encode(**enc),
+                  here.mark_point(filled=True, size=120, stroke="#222").encode(**enc)]
+        lines = [""] + labels
+        readout = [
+            alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(
+                series="''", _line=f"'At ' + format(load, 'd') + ' {escape(x_title.lower())}:'"
+            ).mark_text(align="left", fontWeight="bold", fontSize=13).encode(
+                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_line:N"),
+            here.transform_calculate(
+                _line=f"datum.series + ': ' + format(datum.value, 'd') + "
+                      f"' {escape(answer_y_title.lower())}'"
+            ).mark_text(align="left", fontSize=13).encode(
+                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_line:N",
+                color=colour)]
+        if pool is not None:
+            layers += pool_marks("_v:Q")
+            lines.append(pool[2])
+            readout.append(slider_rule(pool[0], pool[2]).transform_calculate(
+                series=f"'{escape(pool[2])}'").mark_text(
+                align="left", fontSize=13, color=PALETTE[3]).encode(
+                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_label:N"))
+        sizing = alt.layer(*layers).properties(title=answer_title, width=panel_width,
+                                               height=panel_height + 40)
+        table = alt.layer(*readout).properties(width=panel_width,
+                                               height=24 * len(lines), view={"stroke": None})
+        rows.append(alt.hconcat(sizing, table, spacing=24))
+    chart = alt.vconcat(*rows, spacing=20).add_params(*params).properties(
+        title=heading(title, subtitle),
+        description=description)
+    chart.datasets = datasets
+    return chart
