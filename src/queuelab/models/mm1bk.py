@@ -10,7 +10,7 @@ in the server and an arrival that finds ``B`` is dropped (its client thinks agai
 * eq. (5): ``N = sum_k k p_k``;
 * ``U = 1 - p_0``, ``X = U / S``, ``R = N / X``, ``e = p_B``.
 
-No factorial is formed. Large batches use the ratios ``t_{k-1} / t_k = mu Z / (K - k + 1)``
+No factorial is formed. Large batches use the ratios ``t_k / t_{k-1} = (K - k + 1) / (mu Z)``
 in a recursion vectorized across configurations; single large chains use log-space sums
 taken outward from the most likely state (:mod:`.birth_death`).
 """
@@ -196,60 +196,58 @@ def _descending_order(C: np.ndarray) -> np.ndarray:
 def _summary_by_recursion(K: np.ndarray, C: np.ndarray, r: np.ndarray) -> dict:
     """Forward recursion over states, vectorized across configurations sorted by C descending.
 
-    With ``q_k = t_{k-1} / t_k = r / (K - k + 1)`` the sums relative to the current term obey
-    ``F_k = 1 + q_k F_{k-1}`` (``F_k = sum_{j=1..k} t_j / t_k``), ``L_k = k + q_k L_{k-1}``
-    (``sum j t_j / t_k``) and ``P_k = q_k P_{k-1}`` (``t_0 / t_k``). At ``k = C``:
-    ``p_C = 1 / (F + P)``, ``p_0 = P p_C``, ``U = F p_C``, ``N = L p_C``. All terms are
-    positive, so nothing cancels. Sums that grow past 2**512 are scaled down exactly by a
-    power of two, and so are the terms added to them afterwards.
+    Eq. (3) gives ``t_k / t_{k-1} = (K - k + 1) / r``, so the terms relative to ``t_0`` follow
+    ``T_k = T_{k-1} (K - k + 1) / r`` with no division in the loop (``1 / r`` is taken once),
+    and the sums ``G = sum_{k>=1} T_k`` and ``M = sum_k k T_k`` gather as they go. At
+    ``k = C``, with ``total = 1 + G``: ``p_0 = 1 / total``, ``U = G / total``,
+    ``N = M / total`` and ``p_C = T_C / total``. All terms are positive, so nothing cancels.
+    Sums that grow past 2**512 are scaled down exactly by a power of two, with the term and
+    the ``1`` of ``t_0 / t_0`` that they are later added to.
     """
     m = K.size
-    # rows: F (free), P (lead), L (moment); multiplied by q_k together in one pass
+    # rows: T (term), G (free), M (moment); rescaled together
     sums = np.zeros((3, m))
-    sums[1] = 1.0
+    sums[0] = 1.0
+    term, free, moment = sums
     shift = np.zeros(m)
     Kf = np.asarray(K, dtype=np.float64)
+    inv_r = 1.0 / r
     cmax = int(C[0])
     active = np.searchsorted(-C, -np.arange(cmax + 1), side="right")
-    # growth of the sums per step is at most 2 max(q, 1); check often enough to stay < 2**1000
-    q_max = float(np.max(r / (Kf - C + 1)))
-    growth_bits = np.log2(2.0 * max(q_max, 1.0))
+    # growth of the sums per step is at most 2 max(ratio, 1); check often enough to stay < 2**1000
+    ratio_max = float(np.max(Kf * inv_r))
+    growth_bits = np.log2(2.0 * max(ratio_max, 1.0))
     period = max(1, int((1000 - _RESCALE_BITS - 30) // growth_bits))
-    q = np.empty(m)
-    unit = None  # 2**-shift, the scaled value of the added terms; all ones until a rescale
+    ratio, weighted = np.empty(m), np.empty(m)
     for k in range(1, cmax + 1):
         a = int(active[k])
-        qa = q[:a]
-        np.subtract(Kf[:a], k - 1, out=qa)
-        np.divide(r[:a], qa, out=qa)
-        sums[:, :a] *= qa
-        if unit is None:
-            sums[0, :a] += 1.0
-            sums[2, :a] += k
-        else:
-            sums[0, :a] += unit[:a]
-            sums[2, :a] += k * unit[:a]
-        if k % period == 0 and _rescale(sums[:, :a], shift[:a]):
-            unit = np.ldexp(1.0, -shift.astype(np.int64))
-    free, lead, moment = sums
-    total = free + lead
+        ra, ta, wa = ratio[:a], term[:a], weighted[:a]
+        np.subtract(Kf[:a], k - 1, out=ra)
+        ra *= inv_r[:a]
+        ta *= ra
+        free[:a] += ta
+        np.multiply(ta, k, out=wa)
+        moment[:a] += wa
+        if k % period == 0:
+            _rescale(sums[:, :a], shift[:a])
+    lead = np.ldexp(1.0, -shift.astype(np.int64))  # t_0 / t_0, scaled like the sums
+    total = lead + free
     return {
         "p0": lead / total,
         "busy": free / total,
         "mean": moment / total,
         "mean_given_busy": moment / free,
-        "last": np.ldexp(1.0 / total, -shift.astype(np.int64)),
+        "last": term / total,
     }
 
 
-def _rescale(sums: np.ndarray, shift: np.ndarray) -> bool:
-    """Scale the columns whose F + P passed 2**_RESCALE_BITS down by that power of two
-    (exactly); True if any was."""
-    big = np.flatnonzero(sums[0] + sums[1] > 2.0**_RESCALE_BITS)
+def _rescale(sums: np.ndarray, shift: np.ndarray) -> None:
+    """Scale the columns whose G (row 1, the largest of T and G) passed 2**_RESCALE_BITS down
+    by that power of two (exactly), and count the shift."""
+    big = np.flatnonzero(sums[1] > 2.0**_RESCALE_BITS)
     if big.size:
         sums[:, big] = np.ldexp(sums[:, big], -_RESCALE_BITS)
         shift[big] += _RESCALE_BITS
-    return bool(big.size)
 
 
 def _summary_from_distribution(K: np.ndarray, C: np.ndarray, r: np.ndarray) -> dict:
