@@ -48,6 +48,9 @@ MAX_PROBABILITY_ELEMENTS = 2**27
 # number of array elements per row block of the log-space path (16 MiB per temporary).
 _BLOCK_CONFIGS = 1 << 15  # 32768 x 6 float64 arrays = 1.5 MiB: fits a 1-2 MiB L2 cache
 _RECURSION_MIN_CONFIGS = 1024
+# Largest C for which each block is sorted on its own (each block then runs up to this many
+# recursion steps of Python overhead, about 10 us each).
+_LOCAL_SORT_MAX_STATES = 256
 _BLOCK_ELEMENTS = 1 << 21
 # The recursion's sums are rescaled by 2**-_RESCALE_BITS once they pass 2**_RESCALE_BITS.
 _RESCALE_BITS = 512
@@ -164,24 +167,32 @@ def solve_summary(K: np.ndarray, C: np.ndarray, r: np.ndarray) -> dict[str, np.n
 
 
 def _summary_chunk(K: np.ndarray, C: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """The summary rows of one chunk, solved in blocks of similar C."""
-    order = _descending_order(C)
-    # np.take gathers several times faster than fancy indexing here
-    C = np.take(C, order)
-    K = np.take(K, order).astype(np.float64)
-    r = np.take(r, order)
-    sorted_out = np.empty((len(_SUMMARY_KEYS), K.size))
-    for start in range(0, K.size, _BLOCK_CONFIGS):
-        block = slice(start, min(K.size, start + _BLOCK_CONFIGS))
-        if block.stop - block.start >= _RECURSION_MIN_CONFIGS:
-            parts = _summary_by_recursion(K[block], C[block], r[block])
+    """The summary rows of one chunk, solved in blocks of configurations sorted by C.
+
+    With few states each (C <= ``_LOCAL_SORT_MAX_STATES``) every cache-sized block is sorted
+    within itself, so that gathers and scatters stay in the cache; otherwise the whole chunk is
+    sorted, so that a few long chains end up in one block and the recursion's per-state steps
+    are not repeated in every block. Every configuration's arithmetic is its own, so the result
+    does not depend on the blocks.
+    """
+    out = np.empty((len(_SUMMARY_KEYS), K.size))
+    Kf = K.astype(np.float64)
+    starts = range(0, K.size, _BLOCK_CONFIGS)
+    if int(C.max()) <= _LOCAL_SORT_MAX_STATES:
+        blocks = (start + _descending_order(C[start:start + _BLOCK_CONFIGS]) for start in starts)
+    else:
+        order = _descending_order(C)
+        blocks = (order[start:start + _BLOCK_CONFIGS] for start in starts)
+    for rows in blocks:
+        # np.take gathers several times faster than fancy indexing here
+        Cb, Kb, rb = (np.take(a, rows) for a in (C, Kf, r))
+        if rows.size >= _RECURSION_MIN_CONFIGS:
+            parts = _summary_by_recursion(Kb, Cb, rb)
         else:
-            parts = _summary_from_distribution(K[block], C[block], r[block])
-        for row, key in enumerate(_SUMMARY_KEYS):
-            sorted_out[row, block] = parts[key]
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(order.size)
-    return np.take(sorted_out, inverse, axis=1)
+            parts = _summary_from_distribution(Kb, Cb, rb)
+        for row, key in zip(out, _SUMMARY_KEYS, strict=True):
+            row[rows] = parts[key]
+    return out
 
 
 def _descending_order(C: np.ndarray) -> np.ndarray:
@@ -218,16 +229,16 @@ def _summary_by_recursion(K: np.ndarray, C: np.ndarray, r: np.ndarray) -> dict:
     ratio_max = float(np.max(Kf * inv_r))
     growth_bits = np.log2(2.0 * max(ratio_max, 1.0))
     period = max(1, int((1000 - _RESCALE_BITS - 30) // growth_bits))
-    ratio, weighted = np.empty(m), np.empty(m)
+    ratio = np.empty(m)  # (K - k + 1) / r, then reused for k T_k
     for k in range(1, cmax + 1):
         a = int(active[k])
-        ra, ta, wa = ratio[:a], term[:a], weighted[:a]
+        ra, ta = ratio[:a], term[:a]
         np.subtract(Kf[:a], k - 1, out=ra)
         ra *= inv_r[:a]
         ta *= ra
         free[:a] += ta
-        np.multiply(ta, k, out=wa)
-        moment[:a] += wa
+        np.multiply(ta, k, out=ra)
+        moment[:a] += ra
         if k % period == 0:
             _rescale(sums[:, :a], shift[:a])
     lead = np.ldexp(1.0, -shift.astype(np.int64))  # t_0 / t_0, scaled like the sums
