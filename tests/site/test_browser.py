@@ -38,9 +38,10 @@ def _local(url: str, origin: str) -> bool:
     return url.startswith(origin) or scheme in ("data", "blob", "about")
 
 
-def open_page(browser, url: str, origin: str):
-    """A new page that aborts and records every request not to ``origin``."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def open_page(browser, url: str, origin: str, width: int = 1280):
+    """A new page, ``width`` pixels wide, that aborts and records every request not to
+    ``origin``."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     visit = Visit()
 
