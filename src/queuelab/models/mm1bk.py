@@ -48,13 +48,13 @@ MAX_PROBABILITY_ELEMENTS = 2**27
 # number of array elements per row block of the log-space path (16 MiB per temporary).
 _BLOCK_CONFIGS = 1 << 15  # 32768 x 6 float64 arrays = 1.5 MiB: fits a 1-2 MiB L2 cache
 _RECURSION_MIN_CONFIGS = 1024
+_BLOCK_ELEMENTS = 1 << 21
 # Largest C for which each block is sorted on its own (each block then runs up to this many
 # recursion steps of Python overhead, about 10 us each).
 _LOCAL_SORT_MAX_STATES = 256
-_BLOCK_ELEMENTS = 1 << 21
 # The recursion's sums are rescaled by 2**-_RESCALE_BITS once they pass 2**_RESCALE_BITS.
 _RESCALE_BITS = 512
-# Configurations sorted and solved together (about 200 bytes of temporaries each).
+# Configurations solved together (about 200 bytes of temporaries each).
 _CHUNK_CONFIGS = 1 << 21
 _SUMMARY_KEYS = ("p0", "busy", "mean", "mean_given_busy", "last")
 
