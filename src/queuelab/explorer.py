@@ -7,9 +7,10 @@ computed beforehand:
   connection-queue capacity, threads, CPU time, wait time and think time, as a tidy table;
 * :func:`threads_needed` - for every combination of clients, capacity, CPU, wait and think
   time, three answers to "how many threads?": the 10 % starting rule of the 1998 Domino
-  article (:func:`queuelab.rules.domino_initial_threads`), the peak-threads rule (a high
-  percentile of the number of busy threads when the pool is not the limit) and the model's
-  answer (the smallest pool whose response time is within a tolerance of an unlimited pool's).
+  article (:func:`queuelab.documents.domino_threads.rules.domino_initial_threads`), the
+  peak-threads rule (a high percentile of the number of busy threads when the pool is not the
+  limit) and the model's answer (the smallest pool whose response time is within a tolerance
+  of an unlimited pool's).
 
 The model has no per-thread overhead here (``thread_overhead = pool_overhead = 0``), so in it a
 larger pool never hurts; what a thread costs (memory, in the Domino measurements) is why the
@@ -44,8 +45,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import rules
 from ._validation import as_choice, as_integer, as_nonnegative, as_positive
+from .data import results_dir
+from .documents.domino_threads import rules
 from .models import thread_pool
 
 __all__ = [
@@ -82,7 +84,7 @@ MAX_CONFIGURATIONS = 200_000
 _CHUNK = 4096
 _METHODS = ("fes", "exact")
 #: The measured accuracy of ``method="fes"`` (written by ``scripts/benchmark_models.py``).
-BENCHMARK_CSV = Path(__file__).resolve().parents[2] / "results" / "benchmark_models.csv"
+BENCHMARK_CSV = results_dir() / "benchmark_models.csv"
 
 
 def _axis(values: Any, name: str, kind: str) -> np.ndarray:
@@ -189,7 +191,7 @@ def threads_needed(
     """Three answers to "how many threads?" at every combination of the five axes.
 
     * ``rule_threads``: the 10 % starting rule of the Domino article, ten threads per hundred
-      clients rounded up (:func:`queuelab.rules.domino_initial_threads`);
+      clients rounded up (:func:`queuelab.documents.domino_threads.rules.domino_initial_threads`);
     * ``peak_threads``: the peak-threads rule - set the pool to the peak number of busy
       threads. The peak is the ``percentile``-th percentile of the number of busy threads when
       the pool is not the limit (``threads = min(clients, capacity)``, where every admitted

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from queuelab.provenance import FRAGMENT_SEPARATOR, parser
+from ...provenance import FRAGMENT_SEPARATOR, parser
 
 _EQUATION = re.compile(r"^\$\$(?P<latex>.+?)\s*\\quad \((?P<number>\d+)\)\$\$$")
 

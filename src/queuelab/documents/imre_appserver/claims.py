@@ -16,10 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from queuelab import data, stated
-from queuelab.models import mm1bk, thread_pool
-
-from . import check
+from ... import data, stated
+from ...audit import check
+from ...models import mm1bk, thread_pool
 
 DOC = "imre-appserver"
 #: Two response times differ "visibly" from this relative gap on (a 1 % difference).

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from queuelab.provenance import FRAGMENT_SEPARATOR, parser
+from ...provenance import FRAGMENT_SEPARATOR, parser
 
 _LOAD = re.compile(r"^(?P<setting>.+?) (?P<value>\d+)(?: (?P<unit>\S+))?$")
 _PER_CONNECTION = re.compile(r"^(?P<n>\d+) requests per connection$")

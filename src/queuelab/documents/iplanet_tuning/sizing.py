@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from . import data, stated
-from ._validation import integer, real
+from ... import data, stated
+from ..._validation import integer, real
 
 __all__ = [
     "BYTES_PER_KB",

@@ -10,21 +10,20 @@ Each check is a function registered under its inventory ID that computes, from t
 Verdicts: ``supported``, ``contradicted``, ``partly`` (supported with a qualification the
 numbers show), ``not testable`` (the text gives nothing to compute it from).
 
-Checks for each document live in ``queuelab/audit/<document>.py`` and register on import.
+Checks for each document live in its home, ``queuelab/documents/<document>/claims.py``, and
+register when the document's package is imported (:func:`queuelab.documents.load_all`, done
+here before any look-up).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..data import BOOK_ORDER
+from . import data
 
 __all__ = ["VERDICTS", "Finding", "check", "findings", "registered", "run"]
 
@@ -74,19 +73,23 @@ def check(id: str, *, document: str, statement: str):  # noqa: A002 - the invent
 
 def registered(document: str | None = None) -> list[str]:
     """IDs with a check, in the book's order (optionally of one document)."""
+    from . import documents  # the homes register their checks on import
+
+    documents.load_all()
     checks = [c for c in _REGISTRY.values() if document in (None, c.document)]
     return [c.id for c in sorted(checks, key=_order)]
 
 
 def _order(entry: _Check) -> tuple[int, int]:
     """Documents in the book's order, then claims by number (DT-C2 before DT-C10)."""
-    rank = BOOK_ORDER.index(entry.document) if entry.document in BOOK_ORDER else len(BOOK_ORDER)
+    order = data.documents()
+    rank = order.index(entry.document) if entry.document in order else len(order)
     return rank, int("".join(ch for ch in entry.id.rpartition("-")[2] if ch.isdigit()))
 
 
 def run(id: str) -> Finding:  # noqa: A002
     """Evaluate one claim."""
-    if id not in _REGISTRY:
+    if id not in registered():
         raise ValueError(f"no check registered for {id!r}; registered: {registered()}")
     entry = _REGISTRY[id]
     verdict, evidence, values = entry.func()
@@ -101,7 +104,3 @@ def findings(document: str | None = None) -> pd.DataFrame:
           "evidence": f.evidence} for f in rows],
         columns=["id", "document", "statement", "verdict", "evidence"],
     )
-
-
-for _module in pkgutil.iter_modules([str(Path(__file__).parent)]):
-    importlib.import_module(f"{__name__}.{_module.name}")

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from queuelab.provenance import FRAGMENT_SEPARATOR, parser
+from ...provenance import FRAGMENT_SEPARATOR, parser
 
 _HEADING = re.compile(r"^#*\s*System (?P<number>\d+)\s*$")
 _WORKLOAD = re.compile(

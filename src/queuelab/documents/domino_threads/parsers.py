@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from queuelab.provenance import FRAGMENT_SEPARATOR, excerpt_fragments, parser
+from ...provenance import FRAGMENT_SEPARATOR, excerpt_fragments, parser
 
 _BULLET = re.compile(r"^\s*-\s*")
 _SUB_BULLET = re.compile(r"^\s+-\s*-+\s*")

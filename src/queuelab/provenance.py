@@ -17,21 +17,19 @@ Resources whose provenance is a sentence per row (``stated_values``) or a descri
 figure (``figures``) use ``"parser": {"name": "sentences"}`` or ``{"name": "none"}``.
 
 Parsers are registered by name with :func:`parser`. Generic ones live here; a document with
-layouts of its own registers them in ``queuelab/provenance/<document>.py`` (imported below).
+layouts of its own registers them in its home, ``queuelab/documents/<document>/parsers.py``
+(imported before a look-up).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .. import data as _data
+from . import data as _data
 
 __all__ = [
     "FRAGMENT_SEPARATOR",
@@ -127,7 +125,11 @@ def excerpt_fragments(text: str) -> list[str]:
 
 def parse_excerpt(document: str, name: str) -> pd.DataFrame:
     """Parse a table's excerpt with its registered parser into a DataFrame of strings."""
+    from . import documents  # the home of a document registers its own parsers
+
     resource = _data.describe(document, name)
+    if document in _data.documents():
+        documents.load(document)
     options = dict(resource["source"]["parser"])
     parser_name = options.pop("name")
     if parser_name not in PARSERS:
@@ -140,9 +142,7 @@ def parse_excerpt(document: str, name: str) -> pd.DataFrame:
 
 def read_csv_as_text(document: str, name: str) -> pd.DataFrame:
     """A table's CSV with every cell as the exact text stored."""
-    resource = _data.describe(document, name)
-    path = _data.data_dir() / document / resource["path"]
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    return pd.read_csv(_data.path(document, name), dtype=str, keep_default_na=False)
 
 
 def compare_with_csv(document: str, name: str) -> list[str]:
@@ -160,8 +160,3 @@ def compare_with_csv(document: str, name: str) -> list[str]:
             if a != b:
                 problems.append(f"row {i + 1}, {column}: excerpt {a!r} vs CSV {b!r}")
     return problems
-
-
-# Document-specific parsers register themselves on import.
-for _module in pkgutil.iter_modules([str(Path(__file__).parent)]):
-    importlib.import_module(f"{__name__}.{_module.name}")

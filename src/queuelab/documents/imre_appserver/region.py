@@ -3,7 +3,7 @@
 The paper's measured curves are not in its text, so nothing can be fitted to them. What can be
 asked is which parameters of :func:`queuelab.thread_pool` would reproduce what the paper says
 about them. The stated inputs are held (Z = 4 s, S = 0.14 s, clients, thread pools and queue
-sizes of Table 1, all read through :mod:`queuelab.audit.imre_appserver`); S is split into CPU
+sizes of Table 1, all read through :mod:`.claims`); S is split into CPU
 time ``cpu_share * S`` and waiting time ``(1 - cpu_share) * S`` (so one request alone still
 takes S), and contention is added with ``thread_overhead`` and ``pool_overhead``. Every
 configuration is solved with the exact chain.
@@ -11,7 +11,7 @@ configuration is solved with the exact chain.
 The six statements (:data:`STATEMENTS`) and how each is read:
 
 * a response-time difference is *visible* when it reaches
-  :data:`queuelab.audit.imre_appserver.VISIBLE_GAP` (1 %) of the smaller value;
+  :data:`.claims.VISIBLE_GAP` (1 %) of the smaller value;
 * a configuration *drops requests* at a client count when at least one request is expected to
   be dropped in one run of the stated length (``drop_rate`` times 20 minutes).
 
@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import stated
-from ..audit import imre_appserver as im
-from ..models import thread_pool
+from ... import stated
+from ...models import thread_pool
+from . import claims as im
 
 __all__ = ["STATEMENTS", "CPU_SHARES", "THREAD_OVERHEADS", "POOL_OVERHEADS", "metrics",
            "statements", "evaluate", "region_map", "COLUMNS"]

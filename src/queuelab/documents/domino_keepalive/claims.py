@@ -13,8 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from .. import amortization, data, stated
-from . import check
+from ... import data, stated
+from ...audit import check
+from . import amortization
 
 __all__ = [
     "BYTES_PER_MB",

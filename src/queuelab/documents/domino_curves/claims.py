@@ -8,9 +8,9 @@ measured survives to check them against.
 
 from __future__ import annotations
 
-from queuelab import data, rules, stated
-
-from . import check
+from ... import data, stated
+from ...audit import check
+from . import rules
 
 DOC = "domino-curves"
 # Within this many percentage points a recomputed percentage counts as the stated one.

@@ -33,8 +33,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from . import data
-from ._validation import integer, real
+from ... import data
+from ..._validation import integer, real
 
 __all__ = [
     "DOC",

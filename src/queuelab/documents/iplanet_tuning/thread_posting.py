@@ -42,8 +42,8 @@ from types import MappingProxyType
 import pandas as pd
 import simpy
 
-from . import data, stated
-from ._validation import integer, real
+from ... import data, stated
+from ..._validation import integer, real
 
 __all__ = [
     "DOC",

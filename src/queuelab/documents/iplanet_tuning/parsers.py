@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from queuelab.provenance import FRAGMENT_SEPARATOR, excerpt_fragments, parser
+from ...provenance import FRAGMENT_SEPARATOR, excerpt_fragments, parser
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SINGLE = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?:\s+(?P<unit>\S.*))?$")

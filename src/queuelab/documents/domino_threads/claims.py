@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .. import data, rules
-from . import check
+from ... import data
+from ...audit import check
+from . import rules
 
 __all__ = [
     "CONFIDENCE",

@@ -2,7 +2,7 @@
 
 The nine checks IP-C1 … IP-C9 read the transcribed dumps, the stated defaults and the numbers
 stated in the text, all through :func:`queuelab.data.load`, and the calculators of
-:mod:`queuelab.sizing`, :mod:`queuelab.scaling` and :mod:`queuelab.thread_posting`. The helpers
+:mod:`.sizing`, :mod:`.scaling` and :mod:`.thread_posting`. The helpers
 below return the numbers behind each verdict so that the chapter can show them.
 """
 
@@ -13,8 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from .. import data, scaling, sizing, stated, thread_posting
-from . import check
+from ... import data, stated
+from ...audit import check
+from . import scaling, sizing, thread_posting
 
 __all__ = [
     "DOC",

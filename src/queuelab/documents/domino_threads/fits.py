@@ -1,7 +1,7 @@
 """The fits of the Domino HTTP-threads measurements (Demetriou 1998), shared by the fitting
 chapter and ``scripts/fit_domino_models.py``.
 
-The data are the 4 x 5 grids of :mod:`queuelab.audit.domino_threads`: WebMail user response
+The data are the 4 x 5 grids of :mod:`.claims`: WebMail user response
 time (DT-T3), probe response time (DT-T4) and CPU utilization (DT-T5, the mean over the
 server's two processors, used as a fraction). Each case fits one response-time grid, alone or
 together with the utilization (Utilization Law), with M/M/1/B/K or the thread-pool model.
@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import stated
-from ..audit import domino_threads as dt
-from .queueing import MM1BKFit, ThreadPoolFit, fit_mm1bk, fit_thread_pool
+from ... import stated
+from ...fit.queueing import MM1BKFit, ThreadPoolFit, fit_mm1bk, fit_thread_pool
+from . import claims as dt
 
 __all__ = ["CASES", "THREAD_POOL_FREE", "measurements", "capacity", "script_period_s",
            "fit_case", "implied_requests_per_script"]
