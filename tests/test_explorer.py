@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuelab import charts, explorer, rules, thread_pool
+from queuelab import charts, explorer, thread_pool
 from queuelab.charts.sliders import _explorer_number
+from queuelab.documents.domino_threads import rules
 
 SMALL = dict(clients=[20, 60, 120], capacity=[40, 200], threads=[2, 8], cpu_time=[0.01, 0.03],
              wait_time=[0.1], think_time=[2.0, 5.0])
