@@ -148,6 +148,18 @@ def simulate_posting(
 
     Expected arrivals (sum of rate x duration) are capped at 200,000 to keep runs short.
     """
+    plan, settings = _settings(phases, service_time=service_time, horizon=horizon,
+                               thread_increment=thread_increment, check_every=check_every,
+                               rq_throttle_min=rq_throttle_min, rq_throttle=rq_throttle,
+                               queue_limit=queue_limit, sample_interval=sample_interval,
+                               seed=seed)
+    _check_expected_arrivals(plan, settings["horizon"])
+    return _PostingSimulation(plan, settings).run()
+
+
+def _settings(phases, *, service_time, horizon, thread_increment, check_every, rq_throttle_min,
+              rq_throttle, queue_limit, sample_interval, seed) -> tuple[list, dict]:
+    """The checked phases and settings of :func:`simulate_posting`, defaults from the guide."""
     horizon = real(horizon, "horizon", low=0, low_open=True, unit="s")
     plan = _phases(phases, horizon)
     service_time = real(service_time, "service_time", low=0, low_open=True, unit="s")
@@ -164,48 +176,70 @@ def simulate_posting(
     step = real(sample_interval, "sample_interval", low=horizon / MAX_SAMPLES, high=horizon,
                 unit="s")
     seed = integer(seed, "seed", low=0)
+    return plan, {"service_time": service_time, "horizon": horizon,
+                  "thread_increment": increment, "check_every": check_every,
+                  "rq_throttle_min": low, "rq_throttle": high, "queue_limit": limit,
+                  "sample_interval": step, "seed": seed}
 
-    ends = [s for s, _ in plan[1:]] + [horizon]
+
+def _phase_ends(plan: list[tuple[float, float]], horizon: float) -> list[float]:
+    return [s for s, _ in plan[1:]] + [horizon]
+
+
+def _check_expected_arrivals(plan: list[tuple[float, float]], horizon: float) -> None:
+    ends = _phase_ends(plan, horizon)
     expected = sum(rate * (end - start) for (start, rate), end in zip(plan, ends, strict=True))
     if expected > MAX_EXPECTED_ARRIVALS:
         raise ValueError(f"phases must expect at most {MAX_EXPECTED_ARRIVALS} arrivals before "
                          f"the horizon (runs stay short); these expect {expected:.0f}")
 
-    seeds = random.Random(seed)
-    arrival_rng = random.Random(seeds.getrandbits(64))
-    service_rng = random.Random(seeds.getrandbits(64))
-    env = simpy.Environment()
-    queue = simpy.Store(env)
-    st = {"threads": 0, "pending": 0, "prev_backlog": 0, "returned": 0, "busy": 0,
-          "peak_threads": 0, "peak_queue": 0, "arrivals": 0, "dropped": 0, "served": 0}
-    phase_stats = [{"arrivals": 0, "dropped": 0, "waits": [], "peak_queue": 0,
-                    "threads_at_end": None} for _ in plan]
-    additions: list[dict] = []
-    trace: list[dict] = []
 
-    def phase_of(t: float) -> int:
+class _PostingSimulation:
+    """One run of the thread-posting policy: the simpy processes and what they record."""
+
+    def __init__(self, plan: list[tuple[float, float]], settings: dict) -> None:
+        self.plan, self.settings = plan, settings
+        self.ends = _phase_ends(plan, settings["horizon"])
+        seeds = random.Random(settings["seed"])
+        self.arrival_rng = random.Random(seeds.getrandbits(64))
+        self.service_rng = random.Random(seeds.getrandbits(64))
+        self.env = simpy.Environment()
+        self.queue = simpy.Store(self.env)
+        self.st = {"threads": 0, "pending": 0, "prev_backlog": 0, "returned": 0, "busy": 0,
+                   "peak_threads": 0, "peak_queue": 0, "arrivals": 0, "dropped": 0,
+                   "served": 0}
+        self.phase_stats = [{"arrivals": 0, "dropped": 0, "waits": [], "peak_queue": 0,
+                             "threads_at_end": None} for _ in plan]
+        self.additions: list[dict] = []
+        self.trace: list[dict] = []
+
+    def phase_of(self, t: float) -> int:
         i = 0
-        while i + 1 < len(plan) and t >= plan[i + 1][0]:
+        while i + 1 < len(self.plan) and t >= self.plan[i + 1][0]:
             i += 1
         return i
 
-    def note_queue() -> None:
-        n = len(queue.items)
-        st["peak_queue"] = max(st["peak_queue"], n)
-        ps = phase_stats[phase_of(env.now)]
+    def note_queue(self) -> None:
+        n = len(self.queue.items)
+        self.st["peak_queue"] = max(self.st["peak_queue"], n)
+        ps = self.phase_stats[self.phase_of(self.env.now)]
         ps["peak_queue"] = max(ps["peak_queue"], n)
 
-    def add_threads(count: int) -> None:
-        count = min(count, high - st["threads"])
+    def add_threads(self, count: int) -> None:
+        st = self.st
+        count = min(count, self.settings["rq_throttle"] - st["threads"])
         for _ in range(count):
-            env.process(session())
+            self.env.process(self.session())
         st["threads"] += count
         st["peak_threads"] = max(st["peak_threads"], st["threads"])
         if count:
-            additions.append({"time": env.now, "added": count, "threads": st["threads"]})
+            self.additions.append({"time": self.env.now, "added": count,
+                                   "threads": st["threads"]})
 
-    def decide() -> None:
-        backlog = len(queue.items)
+    def decide(self) -> None:
+        """The posting rule, applied every check_every returned connections."""
+        st, increment = self.st, self.settings["thread_increment"]
+        backlog = len(self.queue.items)
         if backlog > st["threads"]:
             st["pending"] += increment
         if (backlog - st["prev_backlog"] > increment
@@ -213,45 +247,48 @@ def simulate_posting(
             st["pending"] += increment
         st["prev_backlog"] = backlog
 
-    def session():
+    def session(self):
+        st, env = self.st, self.env
         while True:
-            arrived, index = yield queue.get()
-            phase_stats[index]["waits"].append(env.now - arrived)
+            arrived, index = yield self.queue.get()
+            self.phase_stats[index]["waits"].append(env.now - arrived)
             st["returned"] += 1
-            if st["returned"] % check_every == 0:
-                decide()
+            if st["returned"] % self.settings["check_every"] == 0:
+                self.decide()
             st["busy"] += 1
-            yield env.timeout(service_rng.expovariate(1.0 / service_time))
+            yield env.timeout(self.service_rng.expovariate(1.0 / self.settings["service_time"]))
             st["busy"] -= 1
             st["served"] += 1
             if st["pending"]:
-                add_threads(st["pending"])
+                self.add_threads(st["pending"])
                 st["pending"] = 0
 
-    def arrivals():
-        for index, ((start, rate), end) in enumerate(zip(plan, ends, strict=True)):
+    def arrivals(self):
+        env, st = self.env, self.st
+        for index, ((start, rate), end) in enumerate(zip(self.plan, self.ends, strict=True)):
             if env.now < start:
                 yield env.timeout(start - env.now)
             if rate == 0:
                 yield env.timeout(end - env.now)
                 continue
             while True:
-                gap = arrival_rng.expovariate(rate)
+                gap = self.arrival_rng.expovariate(rate)
                 if env.now + gap >= end:
                     # Memoryless: the next phase starts its own clock at its start time.
                     yield env.timeout(end - env.now)
                     break
                 yield env.timeout(gap)
                 st["arrivals"] += 1
-                phase_stats[index]["arrivals"] += 1
-                if len(queue.items) >= limit:
+                self.phase_stats[index]["arrivals"] += 1
+                if len(self.queue.items) >= self.settings["queue_limit"]:
                     st["dropped"] += 1
-                    phase_stats[index]["dropped"] += 1
+                    self.phase_stats[index]["dropped"] += 1
                     continue
-                queue.put((env.now, index))
-                note_queue()
+                self.queue.put((env.now, index))
+                self.note_queue()
 
-    def sampler():
+    def sampler(self):
+        env, step, horizon = self.env, self.settings["sample_interval"], self.settings["horizon"]
         k = 0
         while True:
             t = k * step
@@ -259,49 +296,53 @@ def simulate_posting(
                 return
             if t > env.now:
                 yield env.timeout(t - env.now)
-            trace.append({"time": round(t, 9), "threads": st["threads"],
-                          "queue_length": len(queue.items), "busy_threads": st["busy"]})
+            self.trace.append({"time": round(t, 9), "threads": self.st["threads"],
+                               "queue_length": len(self.queue.items),
+                               "busy_threads": self.st["busy"]})
             k += 1
 
-    def phase_ends():
-        for i, end in enumerate(ends):
-            if end > env.now:
-                yield env.timeout(end - env.now)
-            phase_stats[i]["threads_at_end"] = st["threads"]
+    def record_phase_ends(self):
+        for i, end in enumerate(self.ends):
+            if end > self.env.now:
+                yield self.env.timeout(end - self.env.now)
+            self.phase_stats[i]["threads_at_end"] = self.st["threads"]
 
-    add_threads(low)
-    additions.clear()  # the starting pool is not a posting
-    env.process(arrivals())
-    env.process(phase_ends())
-    env.process(sampler())
-    env.run(until=horizon + step / 2)
+    def run(self) -> PostingRun:
+        self.add_threads(self.settings["rq_throttle_min"])
+        self.additions.clear()  # the starting pool is not a posting
+        self.env.process(self.arrivals())
+        self.env.process(self.record_phase_ends())
+        self.env.process(self.sampler())
+        self.env.run(until=self.settings["horizon"] + self.settings["sample_interval"] / 2)
+        return self.report()
 
-    phase_rows = []
-    for (start, rate), end, ps in zip(plan, ends, phase_stats, strict=True):
-        waits = ps["waits"]
-        phase_rows.append({
-            "start": start, "end": end, "rate": rate, "offered_threads": rate * service_time,
-            "arrivals": ps["arrivals"], "dropped": ps["dropped"],
-            "mean_wait": sum(waits) / len(waits) if waits else math.nan,
-            "threads_at_end": ps["threads_at_end"], "peak_queue": ps["peak_queue"]})
-    first_growth = additions[0]["time"] if additions else math.nan
-    at_cap = next((a["time"] for a in additions if a["threads"] >= high), math.nan)
-    summary = {
-        "arrivals": st["arrivals"], "dropped": st["dropped"], "served": st["served"],
-        "peak_threads": st["peak_threads"], "peak_queue": st["peak_queue"],
-        "final_threads": st["threads"], "postings": len(additions),
-        "first_posting_time": first_growth, "time_at_rq_throttle": at_cap,
-    }
-    settings = {"service_time": service_time, "horizon": horizon,
-                "thread_increment": increment, "check_every": check_every,
-                "rq_throttle_min": low, "rq_throttle": high, "queue_limit": limit,
-                "sample_interval": step, "seed": seed}
-    return PostingRun(
-        trace=pd.DataFrame(trace, columns=["time", "threads", "queue_length", "busy_threads"]),
-        additions=pd.DataFrame(additions, columns=["time", "added", "threads"]),
-        phases=pd.DataFrame(phase_rows, columns=["start", "end", "rate", "offered_threads",
-                                                 "arrivals", "dropped", "mean_wait",
-                                                 "threads_at_end", "peak_queue"]),
-        summary=MappingProxyType(summary),
-        settings=MappingProxyType(settings),
-    )
+    def report(self) -> PostingRun:
+        st, high = self.st, self.settings["rq_throttle"]
+        service_time = self.settings["service_time"]
+        phase_rows = []
+        for (start, rate), end, ps in zip(self.plan, self.ends, self.phase_stats, strict=True):
+            waits = ps["waits"]
+            phase_rows.append({
+                "start": start, "end": end, "rate": rate,
+                "offered_threads": rate * service_time,
+                "arrivals": ps["arrivals"], "dropped": ps["dropped"],
+                "mean_wait": sum(waits) / len(waits) if waits else math.nan,
+                "threads_at_end": ps["threads_at_end"], "peak_queue": ps["peak_queue"]})
+        first_growth = self.additions[0]["time"] if self.additions else math.nan
+        at_cap = next((a["time"] for a in self.additions if a["threads"] >= high), math.nan)
+        summary = {
+            "arrivals": st["arrivals"], "dropped": st["dropped"], "served": st["served"],
+            "peak_threads": st["peak_threads"], "peak_queue": st["peak_queue"],
+            "final_threads": st["threads"], "postings": len(self.additions),
+            "first_posting_time": first_growth, "time_at_rq_throttle": at_cap,
+        }
+        return PostingRun(
+            trace=pd.DataFrame(self.trace,
+                               columns=["time", "threads", "queue_length", "busy_threads"]),
+            additions=pd.DataFrame(self.additions, columns=["time", "added", "threads"]),
+            phases=pd.DataFrame(phase_rows, columns=["start", "end", "rate", "offered_threads",
+                                                     "arrivals", "dropped", "mean_wait",
+                                                     "threads_at_end", "peak_queue"]),
+            summary=MappingProxyType(summary),
+            settings=MappingProxyType(dict(self.settings)),
+        )
