@@ -39,6 +39,22 @@ def stable_ids(nb: nbformat.NotebookNode) -> None:
         cell["id"] = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
 
 
+def merge_streams(nb: nbformat.NotebookNode) -> None:
+    """Join consecutive outputs of one stream (stdout, stderr) into one: how the kernel splits
+    printed text into messages depends on timing, what was printed does not."""
+    for cell in nb.cells:
+        merged: list = []
+        for out in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if (out.output_type == "stream" and last is not None
+                    and last.output_type == "stream" and last.name == out.name):
+                last.text += out.text
+            else:
+                merged.append(out)
+        if cell.cell_type == "code":
+            cell.outputs = merged
+
+
 def text_of(path: Path) -> Path:
     """The MyST Markdown file of a chapter given as ``.md`` or ``.ipynb``."""
     return path.with_suffix(".md")
@@ -64,6 +80,7 @@ def execute(md: Path) -> float:
         resources={"metadata": {"path": str(md.parent)}},
     )
     client.execute()
+    merge_streams(nb)
     nb.metadata.pop("widgets", None)
     nbformat.validate(nb)
     nbformat.write(nb, md.with_suffix(".ipynb"))

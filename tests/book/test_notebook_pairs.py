@@ -81,3 +81,24 @@ def test_stable_ids_depend_on_the_cell_alone():
     execute_notebooks.stable_ids(nb)
     assert [c.id for c in nb.cells[1:]] == first
     assert first[2] == f"{first[1]}-2"
+
+
+def test_printed_text_is_stored_as_one_output_per_stream():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1); print(2)")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+                           nbformat.v4.new_output("stream", name="stdout", text="2\n"),
+                           nbformat.v4.new_output("stream", name="stderr", text="w\n"),
+                           nbformat.v4.new_output("stream", name="stdout", text="3\n")]
+    execute_notebooks.merge_streams(nb)
+    assert [(o.name, o.text) for o in nb.cells[0].outputs] == [
+        ("stdout", "1\n2\n"), ("stderr", "w\n"), ("stdout", "3\n")]
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=lambda p: p.stem)
+def test_no_stream_is_stored_in_pieces(text: Path):
+    stored = nbformat.read(text.with_suffix(".ipynb"), as_version=4)
+    for cell in stored.cells:
+        outputs = cell.get("outputs", [])
+        for a, b in zip(outputs, outputs[1:], strict=False):
+            assert not (a.output_type == b.output_type == "stream" and a.name == b.name), (
+                f"{text.stem}: a stream stored in pieces: run make execute-notebooks")
