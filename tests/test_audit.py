@@ -27,3 +27,16 @@ def test_findings_table_has_a_verdict_and_numbers_for_each_claim(doc):
     assert table["id"].tolist() == CLAIMS[doc]
     assert set(table["verdict"]) <= set(audit.VERDICTS)
     assert table["evidence"].str.contains(r"\d").all()
+
+
+def test_values_table_shows_selected_values_under_readable_names():
+    from queuelab import audit as audit_module
+
+    values = audit_module.run("DC-C1").values
+    floats = [k for k, v in values.items() if isinstance(v, float)][:2]
+    labels = {floats[0]: "first", floats[1]: "second"}
+    shown = audit_module.values_table("DC-C1", labels, digits=1)
+    assert list(shown.index) == ["first", "second"] and list(shown.columns) == ["DC-C1"]
+    assert shown.loc["first", "DC-C1"] == round(values[floats[0]], 1)
+    with pytest.raises(ValueError, match=r"labels name key\(s\) \['nope'\]"):
+        audit_module.values_table("DC-C1", {"nope": "x"})

@@ -25,7 +25,7 @@ import pandas as pd
 
 from . import data
 
-__all__ = ["VERDICTS", "Finding", "check", "findings", "registered", "run"]
+__all__ = ["VERDICTS", "Finding", "check", "findings", "registered", "run", "values_table"]
 
 VERDICTS = ("supported", "contradicted", "partly", "not testable")
 
@@ -104,3 +104,16 @@ def findings(document: str | None = None) -> pd.DataFrame:
           "evidence": f.evidence} for f in rows],
         columns=["id", "document", "statement", "verdict", "evidence"],
     )
+
+
+def values_table(id: str, labels: dict[str, str], digits: int = 2) -> pd.DataFrame:  # noqa: A002
+    """Selected numbers behind one claim's verdict (its check's ``values``), one row each under
+    the readable name ``labels`` gives its key; floats rounded to ``digits`` decimals."""
+    values = run(id).values
+    missing = sorted(set(labels) - set(values))
+    if missing:
+        raise ValueError(f"labels name key(s) {missing} that the values of {id} do not have; "
+                         f"they have {sorted(values)}")
+    shown = {label: values[key] for key, label in labels.items()}
+    return pd.Series(shown, name=id).map(
+        lambda v: round(v, digits) if isinstance(v, float) else v).to_frame()

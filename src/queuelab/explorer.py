@@ -51,6 +51,9 @@ from .documents.domino_threads import rules
 from .models import thread_pool
 
 __all__ = [
+    "at_settings",
+    "in_milliseconds",
+    "rule_against_model",
     "AXES",
     "CLIENTS",
     "CAPACITY",
@@ -306,3 +309,44 @@ def fes_benchmark(threads_low: int = 1, threads_high: int = 10**9,
     chosen = wide[(wide["threads"] >= low) & (wide["threads"] <= high)]
     return chosen.sort_values(["threads", "clients", "capacity", "cpu_time", "wait_time"]
                               ).reset_index(drop=True)
+
+
+def in_milliseconds(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the CPU and wait times also in milliseconds (``cpu_ms``, ``wait_ms``,
+    rounded to 0.001 ms), the unit of the explorer's sliders.
+
+    >>> in_milliseconds(pd.DataFrame({"cpu_time": [0.01], "wait_time": [0.2]}))
+       cpu_time  wait_time  cpu_ms  wait_ms
+    0      0.01        0.2    10.0    200.0
+    """
+    missing = sorted({"cpu_time", "wait_time"} - set(frame.columns))
+    if missing:
+        raise ValueError(f"frame lacks column(s) {missing}; it has {list(frame.columns)}")
+    return frame.assign(cpu_ms=(frame["cpu_time"] * 1000).round(3),
+                        wait_ms=(frame["wait_time"] * 1000).round(3))
+
+
+def rule_against_model(sizing: pd.DataFrame, rule: str) -> pd.Series:
+    """How a rule's answers (column ``rule`` of :func:`threads_needed`) compare with the
+    model's (``model_threads``): the shares of the grid where the rule gives fewer threads,
+    as many or more, and more than twice as many."""
+    if rule not in sizing.columns or rule == "model_threads":
+        raise ValueError(f"rule must be a column of sizing other than 'model_threads', "
+                         f"got {rule!r}")
+    diff = sizing[rule] - sizing["model_threads"]
+    return pd.Series({"fewer threads than the model": (diff < 0).mean(),
+                      "as many or more": (diff >= 0).mean(),
+                      "more than twice as many":
+                          (sizing[rule] > 2 * sizing["model_threads"]).mean()})
+
+
+def at_settings(frame: pd.DataFrame, **chosen: float) -> pd.DataFrame:
+    """The rows of a grid at the ``chosen`` settings (column=value, times in seconds, compared
+    with :func:`numpy.isclose`), indexed by ``clients``."""
+    if not chosen:
+        raise ValueError("chosen must name at least one setting")
+    unknown = sorted(set(chosen) - set(frame.columns))
+    if unknown:
+        raise ValueError(f"chosen names column(s) {unknown} not in the grid {list(frame.columns)}")
+    keep = np.logical_and.reduce([np.isclose(frame[k], v) for k, v in chosen.items()])
+    return frame.loc[keep].set_index("clients")

@@ -41,3 +41,46 @@ def test_the_chapter_is_in_the_table_of_contents():
     toc = yaml.safe_load((chapter.ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     assert "notebooks/imre-appserver" in files
+
+
+# --- queuelab.documents.imre_appserver.chapter -------------------------------------------
+
+def test_printed_equation_is_the_latex_of_the_data_with_its_number():
+    from queuelab.documents.imre_appserver import chapter as helpers
+
+    for row in data.load(DOC, "equations").itertuples():
+        assert helpers.printed_equation(row.equation) == (
+            f"$$\n{row.latex} \\tag{{{row.equation}}}\n$$")
+    with pytest.raises(ValueError, match="number must be one of"):
+        helpers.printed_equation(99)
+
+
+def test_tidy_keeps_the_expression_and_writes_positive_powers():
+    import sympy as sp
+
+    from queuelab.documents.imre_appserver import chapter as helpers
+    from queuelab.models import symbolic
+
+    for expr in (symbolic.mm1bk_state_probability(), symbolic.mm1bk_mean_in_system(),
+                 symbolic.mm1bk_error_rate()):
+        tidied = helpers.tidy(expr)
+        # the same expression, only arranged differently
+        assert sp.simplify(tidied.doit() - expr) == 0
+        assert "^{-" not in sp.latex(tidied)
+    x = sp.Symbol("x")
+    assert helpers.tidy(x) is x
+    with pytest.raises(ValueError, match="expr must be a SymPy expression"):
+        helpers.tidy("x")
+
+
+def test_figure_status_wraps_the_status_and_note():
+    from queuelab.documents.imre_appserver import chapter as helpers
+
+    figures = data.load(DOC, "figures").set_index("figure_id")
+    text = helpers.figure_status("IM-F5")
+    assert " ".join(text.split()) == " ".join(
+        f"IM-F5 status: {figures.loc['IM-F5', 'status']}. {figures.loc['IM-F5', 'note']}".split())
+    assert max(len(line) for line in text.splitlines()) <= 72
+    assert max(len(line) for line in helpers.figure_status("IM-F5", width=40).splitlines()) <= 40
+    with pytest.raises(ValueError, match="figure_id must be one of"):
+        helpers.figure_status("IM-F99")

@@ -94,15 +94,6 @@ def test_cache_counters_do_not_add_up():
     assert c["all_hits_and_misses"] == 862391 != c["lookups"]
 
 
-def test_stated_number_refuses_ambiguous_quantities():
-    assert ip.stated_numbers("thread_check_every_connections") == [16.0, 32.0]
-    with pytest.raises(ValueError, match="2 values"):
-        ip.stated_number("thread_check_every_connections")
-    assert ip.stated_number("servlets_jsps_per_hour") == 1.8e6
-    with pytest.raises(ValueError, match="not stated"):
-        ip.stated_number("no_such_quantity")
-
-
 # --- altered copies of the data: the checks must notice -----------------------------------
 
 def test_a_wrong_line_count_is_contradicted(altered):

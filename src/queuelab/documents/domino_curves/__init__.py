@@ -3,6 +3,7 @@ like a Pro" (1998).
 
 Everything about this document alone; its data are ``data/domino-curves/``.
 
+* :mod:`.chapter` (the helpers of its chapter)
 * :mod:`.claims`
 * :mod:`.parsers`
 * :mod:`.rules`

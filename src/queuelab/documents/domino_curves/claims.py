@@ -17,10 +17,6 @@ DOC = "domino-curves"
 TOLERANCE_PCT = 0.5
 
 
-def _n(quantity: str) -> float:
-    return stated.number(DOC, quantity)
-
-
 def processors(system: str) -> int:
     """Number of processors of ``system`` ("7000", "325", …: the name the text uses) in DC-T1."""
     table = data.load(DOC, "system_configurations")
@@ -40,11 +36,11 @@ def _close(a: float, b: float) -> bool:
                  "processors') and system 325 65 %: 'an over 50 percent gain in processor "
                  "requirements'")
 def _c1():
-    users = _n("mail_users_compared")
-    cpu_7000 = _n("cpu_7000_at_1200_mail_users")
-    per_processor = _n("cpu_7000_per_processor_at_1200_mail_users")
-    cpu_325 = _n("cpu_325_at_1200_mail_users")
-    stated_gain = _n("stated_gain")
+    users = stated.number(DOC, "mail_users_compared")
+    cpu_7000 = stated.number(DOC, "cpu_7000_at_1200_mail_users")
+    per_processor = stated.number(DOC, "cpu_7000_per_processor_at_1200_mail_users")
+    cpu_325 = stated.number(DOC, "cpu_325_at_1200_mail_users")
+    stated_gain = stated.number(DOC, "stated_gain")
     n_7000, n_325 = processors("7000"), processors("325")
     more_325 = rules.percent_change(cpu_7000, cpu_325)        # 325 relative to 7000
     less_7000 = -rules.percent_change(cpu_325, cpu_7000)      # 7000's saving relative to 325
@@ -91,10 +87,10 @@ def _c1():
        statement="Groupware at 45 % CPU: 375 users on system 7000 against 250 on system 704, "
                  "'(375-250)/250 is a 50 percent increase in the capacity'")
 def _c2():
-    users_7000 = _n("groupware_users_7000_at_45_pct_cpu")
-    users_704 = _n("groupware_users_704_at_45_pct_cpu")
-    cpu = _n("cpu_compared")
-    stated_increase = _n("stated_capacity_increase")
+    users_7000 = stated.number(DOC, "groupware_users_7000_at_45_pct_cpu")
+    users_704 = stated.number(DOC, "groupware_users_704_at_45_pct_cpu")
+    cpu = stated.number(DOC, "cpu_compared")
+    stated_increase = stated.number(DOC, "stated_capacity_increase")
     increase = rules.percent_change(users_704, users_7000)
     n_7000, n_704 = processors("7000"), processors("704")
     # If the 45 % were PerfMon's average over processors, users per processor's worth of work:
@@ -117,9 +113,10 @@ def _c2():
        statement="CPU per user .025 at 200 users and .05 at 500 users: 'a 50 percent increase "
                  "in the capacity requirements'")
 def _c3():
-    users_low, users_high = _n("users_low"), _n("users_high")
-    per_user_low, per_user_high = _n("cpu_per_user_at_200_users"), _n("cpu_per_user_at_500_users")
-    stated_increase = _n("stated_increase")
+    users_low, users_high = stated.number(DOC, "users_low"), stated.number(DOC, "users_high")
+    per_user_low = stated.number(DOC, "cpu_per_user_at_200_users")
+    per_user_high = stated.number(DOC, "cpu_per_user_at_500_users")
+    stated_increase = stated.number(DOC, "stated_increase")
     per_user_increase = rules.percent_change(per_user_low, per_user_high)
     total_low, total_high = users_low * per_user_low, users_high * per_user_high
     total_increase = rules.percent_change(total_low, total_high)
@@ -155,34 +152,38 @@ def _c3():
                  "disk queue above two is dangerous")
 def _c4():
     ceilings = {
-        "submission guideline (DC-T3), upper end": _n("submitted_cpu_high"),
-        "NotesBench Consortium recommendation": _n("notesbench_cpu_recommendation"),
-        "production maximum": _n("production_cpu_max"),
-        "'guidelines which require a maximum'": _n("guideline_cpu_max"),
+        "submission guideline (DC-T3), upper end": stated.number(DOC, "submitted_cpu_high"),
+        "NotesBench Consortium recommendation": stated.number(DOC, "notesbench_cpu_recommendation"),
+        "production maximum": stated.number(DOC, "production_cpu_max"),
+        "'guidelines which require a maximum'": stated.number(DOC, "guideline_cpu_max"),
     }
     readings = {
-        "7000, 1200 Mail users, per processor": _n("cpu_7000_per_processor_at_1200_mail_users"),
-        "7000, 1200 Mail users, 'absolute terms'": _n("cpu_7000_at_1200_mail_users"),
-        "325, 1200 Mail users": _n("cpu_325_at_1200_mail_users"),
-        "7000 and 704, Groupware": _n("cpu_compared"),
+        "7000, 1200 Mail users, per processor":
+            stated.number(DOC, "cpu_7000_per_processor_at_1200_mail_users"),
+        "7000, 1200 Mail users, 'absolute terms'":
+            stated.number(DOC, "cpu_7000_at_1200_mail_users"),
+        "325, 1200 Mail users": stated.number(DOC, "cpu_325_at_1200_mail_users"),
+        "7000 and 704, Groupware": stated.number(DOC, "cpu_compared"),
     }
-    averages = (_n("average_cpu"), _n("chart_average_cpu"))
-    pages = ((_n("pages_per_second_max_low"), _n("pages_per_second_max_high")),
-             (_n("industry_pages_per_second_low"), _n("industry_pages_per_second_high")))
+    averages = (stated.number(DOC, "average_cpu"), stated.number(DOC, "chart_average_cpu"))
+    pages = ((stated.number(DOC, "pages_per_second_max_low"),
+              stated.number(DOC, "pages_per_second_max_high")),
+             (stated.number(DOC, "industry_pages_per_second_low"),
+              stated.number(DOC, "industry_pages_per_second_high")))
     memory = data.load(DOC, "system_configurations")
     installed_mb = memory.loc[memory["property"] == "Memory", "value"].map(
         lambda v: stated.parse_number(str(v).removesuffix("MB")))
-    free_mb = _n("min_free_memory")
+    free_mb = stated.number(DOC, "min_free_memory")
     lowest, highest = min(ceilings.values()), max(ceilings.values())
     values = {
         "ceilings_pct": ceilings, "ceiling_spread_points": highest - lowest,
-        "submitted_cpu_low_pct": _n("submitted_cpu_low"),
+        "submitted_cpu_low_pct": stated.number(DOC, "submitted_cpu_low"),
         "stated_readings_pct": readings, "highest_reading_pct": max(readings.values()),
         "average_cpu_pct": averages, "pages_per_second_guidelines": pages,
         "min_free_memory_mb": free_mb,
         "free_share_of_installed_pct": (float(100 * free_mb / installed_mb.max()),
                                         float(100 * free_mb / installed_mb.min())),
-        "dangerous_disk_queue_length": _n("dangerous_disk_queue_length"),
+        "dangerous_disk_queue_length": stated.number(DOC, "dangerous_disk_queue_length"),
     }
     readings_under = max(readings.values()) <= lowest
     repeats_agree = averages[0] == averages[1] and pages[0] == pages[1]
@@ -207,7 +208,7 @@ def _c4():
         parts.append(f"and every ceiling is {lowest:g} %.")
     else:
         parts.append(
-            f", but the ceiling itself is printed as {_n('submitted_cpu_low'):g}-"
+            f", but the ceiling itself is printed as {stated.number(DOC, 'submitted_cpu_low'):g}-"
             f"{ceilings['submission guideline (DC-T3), upper end']:g} %, about "
             f"{ceilings['NotesBench Consortium recommendation']:g} % and "
             f"{ceilings['production maximum']:g} % ({highest - lowest:g} points apart).")
@@ -219,12 +220,15 @@ def _c4():
        statement="Groupware probe response: system 704 performs better than system 7000 up to "
                  "about 325 users ('more than 300 and less than 350')")
 def _c5():
-    crossover = _n("crossover_users")
-    above, below = _n("crossover_users_above"), _n("crossover_users_below")
-    overhead_until = _n("overhead_until_users")
-    steep = (_n("steep_slope_from_users"), _n("steep_slope_to_users"))
-    small = (_n("small_slope_from_users"), _n("small_slope_to_users"))
-    cpu_better_above = _n("groupware_7000_better_above_users")
+    crossover = stated.number(DOC, "crossover_users")
+    above = stated.number(DOC, "crossover_users_above")
+    below = stated.number(DOC, "crossover_users_below")
+    overhead_until = stated.number(DOC, "overhead_until_users")
+    steep = (stated.number(DOC, "steep_slope_from_users"),
+             stated.number(DOC, "steep_slope_to_users"))
+    small = (stated.number(DOC, "small_slope_from_users"),
+             stated.number(DOC, "small_slope_to_users"))
+    cpu_better_above = stated.number(DOC, "groupware_7000_better_above_users")
     inside = above < crossover < below and overhead_until == crossover
     steep_matches = steep == (above, below)
     values = {

@@ -2,6 +2,7 @@
 
 Everything about this document alone; its data are ``data/domino-threads/``.
 
+* :mod:`.chapter` (the helpers of its chapter)
 * :mod:`.claims`
 * :mod:`.fits`
 * :mod:`.parsers`

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ... import data
+from ... import data, stated
 from ...audit import check
 from . import rules
 
@@ -28,7 +28,6 @@ __all__ = [
     "memory_regression",
     "row_changes",
     "rule_versus_threads_equal_users",
-    "stated",
 ]
 
 DOC = "domino-threads"
@@ -55,17 +54,6 @@ def grid(name: str) -> pd.DataFrame:
     wide.index = wide.index.astype(int)
     wide.columns = wide.columns.astype(int)
     return wide.sort_index().sort_index(axis=1).astype(float)
-
-
-def stated(quantity: str, inventory_id: str | None = None) -> str:
-    """A number stated in the text (``stated_values.csv``), as printed."""
-    table = data.load(DOC, "stated_values")
-    rows = table[table["quantity"] == quantity]
-    if inventory_id is not None:
-        rows = rows[rows["inventory_id"] == inventory_id]
-    if len(rows) != 1:
-        raise ValueError(f"expected one stated value {quantity!r}, found {len(rows)}")
-    return str(rows["value"].iloc[0])
 
 
 def memory_per_thread(confidence: float = CONFIDENCE) -> pd.DataFrame:
@@ -216,7 +204,8 @@ def _users(frame: pd.DataFrame, mask: pd.Series) -> str:
 @check("DT-C1", document=DOC,
        statement="The default is 40 HTTP threads; each thread occupies about 20-40 KB of memory")
 def _memory_per_thread() -> tuple[str, str, dict[str, Any]]:
-    low, high = float(stated("memory_per_thread_low")), float(stated("memory_per_thread_high"))
+    low = stated.number(DOC, "memory_per_thread_low")
+    high = stated.number(DOC, "memory_per_thread_high")
     per = memory_per_thread()
     above = per["low_kb"] > high
     overlaps = (per["low_kb"] <= high) & (per["high_kb"] >= low)
@@ -233,7 +222,7 @@ def _memory_per_thread() -> tuple[str, str, dict[str, Any]]:
         f"load, {CONFIDENCE:.0%} intervals {per['low_kb'].min():.0f}-{per['high_kb'].max():.0f}"
         f" KB), {factor.min():.1f}-{factor.max():.1f} times the top of the stated {low:.0f}-"
         f"{high:.0f} KB; "
-        f"the default of {stated('default_http_threads')} threads was not tested."
+        f"the default of {stated.value(DOC, 'default_http_threads')} threads was not tested."
     )
     values = {"stated_kb": (low, high), "per_thread": per.to_dict("records"),
               "intervals_above_stated": int(above.sum()),
@@ -247,9 +236,10 @@ def _response_rises_with_users() -> tuple[str, str, dict[str, Any]]:
     webmail = column_steps("webmail_response_time")
     probe = column_steps("probe_response_time")
     wide = grid("webmail_response_time")
-    quoted = (f"{wide.loc[25, 10]:.3f}" == stated("response_time_25_users_10_threads", "DT-C2")
+    quoted = (f"{wide.loc[25, 10]:.3f}"
+              == stated.value(DOC, "response_time_25_users_10_threads", inventory_id="DT-C2")
               and f"{wide.loc[200, 10]:.3f}"
-              == stated("response_time_200_users_10_threads", "DT-C2"))
+              == stated.value(DOC, "response_time_200_users_10_threads", inventory_id="DT-C2"))
     steps = pd.concat([webmail, probe])
     share = steps["rises"].mean()
     if not quoted or share <= 0.5:
@@ -283,9 +273,10 @@ def _more_threads_do_not_help() -> tuple[str, str, dict[str, Any]]:
     webmail = row_changes("webmail_response_time")
     probe = row_changes("probe_response_time")
     wide = grid("webmail_response_time")
-    quoted = (f"{wide.loc[200, 10]:.3f}" == stated("response_time_200_users_10_threads", "DT-C3")
+    quoted = (f"{wide.loc[200, 10]:.3f}"
+              == stated.value(DOC, "response_time_200_users_10_threads", inventory_id="DT-C3")
               and f"{wide.loc[200, 200]:.3f}"
-              == stated("response_time_200_users_200_threads", "DT-C3"))
+              == stated.value(DOC, "response_time_200_users_200_threads", inventory_id="DT-C3"))
     helped = webmail["best"] < webmail["fewest"]
     if not quoted or helped.all():
         verdict = "contradicted"
@@ -357,8 +348,8 @@ def _resources() -> tuple[str, str, dict[str, Any]]:
        statement="Start with HTTP threads at about 10 % of web users, then tune to the "
                  "domino.threads.active.peak statistic")
 def _ten_percent_rule() -> tuple[str, str, dict[str, Any]]:
-    example_users = int(stated("example_web_mail_users"))
-    example_threads = int(stated("example_initial_http_threads"))
+    example_users = int(stated.number(DOC, "example_web_mail_users"))
+    example_threads = int(stated.number(DOC, "example_initial_http_threads"))
     example_ok = rules.domino_initial_threads(example_users) == example_threads
     table = rule_versus_threads_equal_users()
     good = table["rule_as_good"]

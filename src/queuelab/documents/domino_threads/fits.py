@@ -25,10 +25,11 @@ import pandas as pd
 
 from ... import stated
 from ...fit.queueing import MM1BKFit, ThreadPoolFit, fit_mm1bk, fit_thread_pool
+from ...models import ThreadPoolResult, thread_pool
 from . import claims as dt
 
 __all__ = ["CASES", "THREAD_POOL_FREE", "measurements", "capacity", "script_period_s",
-           "fit_case", "implied_requests_per_script"]
+           "fit_case", "implied_requests_per_script", "thread_pool_at_runs", "row_change"]
 
 #: Each case: the response-time grid, and whether the CPU utilization is fitted with it.
 CASES = {
@@ -85,7 +86,38 @@ def fit_case(case: str, model: str, *, intervals: str = "profile") -> MM1BKFit |
     raise ValueError(f"model must be 'mm1bk' or 'thread_pool', got {model!r}")
 
 
-def implied_requests_per_script(think_time: float, response_time: np.ndarray) -> float:
+def implied_requests_per_script(think_time: float,
+                                response_time: np.ndarray | None = None) -> float:
     """Requests one user sends per script iteration if each request is followed by one think
-    time: the stated script period over (Z + mean R)."""
+    time: the stated script period over (Z + mean R), R by default the measured WebMail
+    response times."""
+    if response_time is None:
+        response_time = measurements()["webmail_response_time"].to_numpy()
     return script_period_s() / (think_time + float(np.mean(response_time)))
+
+
+def thread_pool_at_runs(estimates: dict[str, float]) -> ThreadPoolResult:
+    """The thread-pool model with the parameters ``estimates`` (the five of
+    :data:`THREAD_POOL_FREE`) solved at the 20 runs, in the order of :func:`measurements`, by
+    the flow-equivalent server."""
+    missing = sorted(set(THREAD_POOL_FREE) - set(estimates))
+    if missing:
+        raise ValueError(f"estimates lacks parameter(s) {missing}; it needs {THREAD_POOL_FREE}")
+    grid = measurements()
+    return thread_pool(
+        grid["users"].to_numpy(), capacity(), grid["threads"].to_numpy(),
+        estimates["cpu_time"], estimates["wait_time"], estimates["think_time"],
+        thread_overhead=estimates["thread_overhead"],
+        pool_overhead=estimates["pool_overhead"], method="fes")
+
+
+def row_change(values: np.ndarray) -> pd.Series:
+    """Per load: the value at the most threads against the value at the fewest, in percent;
+    ``values`` holds one number per run, in the order of :func:`measurements`."""
+    grid = measurements()[["users", "threads"]]
+    values = np.asarray(values, dtype=float)
+    if values.shape != (len(grid),):
+        raise ValueError(f"values must hold one number per run ({len(grid)}), "
+                         f"got shape {values.shape}")
+    wide = grid.assign(v=values).pivot(index="users", columns="threads", values="v")
+    return 100 * (wide[wide.columns.max()] / wide[wide.columns.min()] - 1)

@@ -3,6 +3,7 @@ Application Server Tuning Parameters on Performance".
 
 Everything about this document alone; its data are ``data/imre-appserver/``.
 
+* :mod:`.chapter` (the helpers of its chapter)
 * :mod:`.claims`
 * :mod:`.parsers`
 * :mod:`.region`

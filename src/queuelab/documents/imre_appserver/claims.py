@@ -43,18 +43,14 @@ def _pct(value: float, digits: int = 1) -> str:
     return f"{100 * value:.{digits}f} %"
 
 
-def _n(quantity: str) -> float:
-    return stated.number(DOC, quantity)
-
-
 def think_time() -> float:
     """Z, the mean think time of a client (s), as stated."""
-    return _n("think_time_Z")
+    return stated.number(DOC, "think_time_Z")
 
 
 def service_time() -> float:
     """S, the mean service time of a request (s), as stated."""
-    return _n("service_time_S")
+    return stated.number(DOC, "service_time_S")
 
 
 def table1(row: str) -> list[int]:
@@ -69,7 +65,7 @@ def test_duration_s() -> float:
     """The length of one measurement run (s)."""
     if stated.unit(DOC, "test_duration") != "min":
         raise ValueError("test_duration is expected in minutes")
-    return 60 * _n("test_duration")
+    return 60 * stated.number(DOC, "test_duration")
 
 
 def saturation_throughput() -> float:
@@ -171,8 +167,8 @@ def _thread_effect(capacity: int, thread_overhead: float) -> dict:
                  "(Figure 2)")
 def _c1():
     few, many = table1("threads")
-    q_none = int(_n("queue_where_thread_pool_has_no_effect"))
-    q_some = int(_n("queue_where_thread_pool_matters"))
+    q_none = int(stated.number(DOC, "queue_where_thread_pool_has_no_effect"))
+    q_some = int(stated.number(DOC, "queue_where_thread_pool_matters"))
     top = max(table1("clients"))
     plain = {q: _thread_effect(q, 0.0) for q in (q_none, q_some)}
     contended = _thread_effect(q_some, THREAD_OVERHEAD)
@@ -198,8 +194,8 @@ def _c1():
        statement="For more than 60 clients, a connection queue of 50 gives a better response "
                  "time than one of 200 (Figure 2)")
 def _c2():
-    above = _n("clients_above")
-    better, worse = int(_n("better_queue")), int(_n("worse_queue"))
+    above = stated.number(DOC, "clients_above")
+    better, worse = int(stated.number(DOC, "better_queue")), int(stated.number(DOC, "worse_queue"))
     gaps = response_time_gap(better, worse).set_index("clients")
     measured = table1("clients")
     same_up_to_small = bool((gaps.loc[gaps.index <= better, "relative_gap"].abs() < SAME).all())
@@ -243,8 +239,9 @@ def _c2():
                  "are dropped once the clients exceed 50; the error rate is higher with 100 "
                  "threads than with 30 (Figure 3)")
 def _c3():
-    no_errors, with_errors = int(_n("queue_without_errors")), int(_n("queue_with_errors"))
-    exceed = _n("errors_when_clients_exceed")
+    no_errors = int(stated.number(DOC, "queue_without_errors"))
+    with_errors = int(stated.number(DOC, "queue_with_errors"))
+    exceed = stated.number(DOC, "errors_when_clients_exceed")
     measured = table1("clients")
     curves = model_curves(capacities=[no_errors, with_errors])
     large = curves[curves["capacity"] == no_errors].set_index("clients")
@@ -292,7 +289,7 @@ def _c3():
        statement="Throughput is virtually the same in all four configurations and saturates "
                  "around 7 requests/s (Figure 4)")
 def _c4():
-    level = _n("saturation_throughput")
+    level = stated.number(DOC, "saturation_throughput")
     saturation = saturation_throughput()
     curves = model_curves()
     wide = curves.pivot(index="clients", columns="capacity", values="throughput")
@@ -327,11 +324,11 @@ def _c5():
     curves = model_curves(clients=[top]).set_index("capacity")
     x_model = float(curves.loc[large, "throughput"])
     r_model = float(curves.loc[large, "response_time"])
-    level = _n("saturation_throughput")
+    level = stated.number(DOC, "saturation_throughput")
     Z = think_time()
     # the response-time law of a closed loop without drops: R = K / X - Z
     r_at_level = top / level - Z
-    ramp = _n("client_start_interval")
+    ramp = stated.number(DOC, "client_start_interval")
     ramp_share = ramp / 2 / test_duration_s()  # clients start evenly over the interval
     values = {
         "clients": top, "model_throughput": x_model, "model_response_time_large": r_model,
@@ -361,7 +358,7 @@ def _c5():
                  "the model are put down to the thread limits it lacks)")
 def _c6():
     few, many = table1("threads")
-    queue = int(_n("queue_where_thread_pool_matters"))
+    queue = int(stated.number(DOC, "queue_where_thread_pool_matters"))
     top = max(table1("clients"))
     # With the whole of S on the CPU and no overhead the extension is M/M/1/B/K exactly.
     reduced = thread_pool_preview(queue, threads=[few], cpu_share=1.0)

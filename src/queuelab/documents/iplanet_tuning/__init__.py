@@ -2,6 +2,7 @@
 
 Everything about this document alone; its data are ``data/iplanet-tuning/``.
 
+* :mod:`.chapter` (the helpers of its chapter)
 * :mod:`.claims`
 * :mod:`.parsers`
 * :mod:`.scaling`

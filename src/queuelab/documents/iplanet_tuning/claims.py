@@ -24,47 +24,13 @@ __all__ = [
     "arithmetic_table",
     "factor_comparison",
     "perfdump_number",
-    "stated_number",
-    "stated_numbers",
 ]
 
 DOC = "iplanet-tuning"
-_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # The short run behind IP-C8: a light phase, then a load the minimum pool cannot carry. The
 # request time and ThreadIncrement are illustrative (the guide states neither for this policy).
 POSTING_CHECK = {"phases": [(0.0, 60.0), (10.0, 270.0)], "service_time": 0.5,
                  "horizon": 25.0, "thread_increment": 8, "seed": 1}
-
-
-def _parse(text: str) -> float:
-    """A printed number, also "1.8 million" and "2X"."""
-    words = str(text).strip().split()
-    if len(words) == 2 and words[1].lower() in _MULTIPLIERS:
-        return stated.parse_number(words[0]) * _MULTIPLIERS[words[1].lower()]
-    cleaned = str(text).strip()
-    if cleaned.upper().endswith("X"):
-        cleaned = cleaned[:-1]
-    return stated.parse_number(cleaned)
-
-
-def stated_numbers(quantity: str, figure_id: str | None = None) -> list[float]:
-    """Every number stated for ``quantity`` (optionally of one figure), in table order."""
-    table = data.load(DOC, "stated_values")
-    rows = table[table["quantity"] == quantity]
-    if figure_id is not None:
-        rows = rows[rows["figure_id"] == figure_id]
-    if rows.empty:
-        raise ValueError(f"quantity {quantity!r} is not stated in {DOC!r}"
-                         + (f" for {figure_id}" if figure_id else ""))
-    return [_parse(v) for v in rows["value"]]
-
-
-def stated_number(quantity: str, figure_id: str | None = None) -> float:
-    """The one number stated for ``quantity``; ``ValueError`` if it is stated with two values."""
-    values = sorted(set(stated_numbers(quantity, figure_id)))
-    if len(values) != 1:
-        raise ValueError(f"quantity {quantity!r} is stated with {len(values)} values: {values}")
-    return values[0]
 
 
 def perfdump_number(table: str, label: str, component: str = "value",
@@ -122,14 +88,14 @@ def factor_comparison() -> pd.DataFrame:
     def pct(ids: list[str]) -> list[float]:
         return sorted({round(100 * figs[i], 6) for i in ids})
 
-    java_low = stated_number("java_scaling_factor_up_to_4_cpus")
-    java_high = stated_number("java_scaling_factor_beyond_4_cpus")
+    java_low = stated.number(DOC, "java_scaling_factor_up_to_4_cpus")
+    java_high = stated.number(DOC, "java_scaling_factor_beyond_4_cpus")
     linear = 100.0  # "near linear": the factor that means linear scaling
     groups = [
-        ("static", ["IP-F1"], [stated_number("static_scaling_peak_summary")], "peaked to"),
+        ("static", ["IP-F1"], [stated.number(DOC, "static_scaling_peak_summary")], "peaked to"),
         ("Perl-CGI and C-CGI", ["IP-F2", "IP-F3"], [linear], "near linear,"),
-        ("SHTML", ["IP-F4"], [stated_number("shtml_scaling_summary")], "close to"),
-        ("NSAPI", ["IP-F7"], [stated_number("nsapi_scaling_factor")], ""),
+        ("SHTML", ["IP-F4"], [stated.number(DOC, "shtml_scaling_summary")], "close to"),
+        ("NSAPI", ["IP-F7"], [stated.number(DOC, "nsapi_scaling_factor")], ""),
         ("Java (servlets and applications)", ["IP-F5", "IP-F6", "IP-F9", "IP-F12", "IP-F13"],
          [java_low, java_high], "to 4 CPUs / beyond:"),
     ]
@@ -169,15 +135,16 @@ def _c1() -> tuple[str, str, dict[str, Any]]:
        statement="On a four-CPU machine dynamic content gains 40-60 % for NSAPI and about "
                  "50-80 % for servlets")
 def _c2() -> tuple[str, str, dict[str, Any]]:
-    cpus = int(stated_number("dynamic_content_study_cpus"))
-    nsapi = [stated_number("nsapi_increase_low"), stated_number("nsapi_increase_high")]
-    servlet = [stated_number("servlet_increase_low"), stated_number("servlet_increase_high")]
-    nsapi_factor = stated_number("nsapi_scaling_factor") / 100
+    cpus = int(stated.number(DOC, "dynamic_content_study_cpus"))
+    nsapi = [stated.number(DOC, "nsapi_increase_low"), stated.number(DOC, "nsapi_increase_high")]
+    servlet = [stated.number(DOC, "servlet_increase_low"),
+               stated.number(DOC, "servlet_increase_high")]
+    nsapi_factor = stated.number(DOC, "nsapi_scaling_factor") / 100
     gain = {r: 100 * (scaling.implied_speedup(nsapi_factor, cpus, r) - 1)
             for r in scaling.READINGS}
     java = sorted(100 * f for f in scaling.figure_factors().set_index("figure_id").loc[
         ["IP-F5", "IP-F9", "IP-F12", "IP-F13"], "factor"])
-    java += [stated_number("java_scaling_factor_up_to_4_cpus")]
+    java += [stated.number(DOC, "java_scaling_factor_up_to_4_cpus")]
     inside = all(servlet[0] <= j <= servlet[1] for j in java)
     evidence = (f"The text does not say what the increase is measured against. Read as {cpus} "
                 f"CPUs against one, the NSAPI factor of {_pct(100 * nsapi_factor)} implies "
@@ -193,10 +160,10 @@ def _c2() -> tuple[str, str, dict[str, Any]]:
        statement="Keep-alive: 75 requests/s without versus 200-300 requests/s with; the iWS 6.0 "
                  "keep-alive subsystem nearly 2x better than iWS 4.1")
 def _c3() -> tuple[str, str, dict[str, Any]]:
-    without = stated_number("throughput_without_keepalive")
-    low = stated_number("throughput_with_keepalive_low")
-    high = stated_number("throughput_with_keepalive_high")
-    ratio = stated_number("keepalive_iws60_vs_iws41_response_time")
+    without = stated.number(DOC, "throughput_without_keepalive")
+    low = stated.number(DOC, "throughput_with_keepalive_low")
+    high = stated.number(DOC, "throughput_with_keepalive_high")
+    ratio = stated.number(DOC, "keepalive_iws60_vs_iws41_response_time")
     hits = perfdump_number("perfdump_output", "KeepAliveHits")
     flushes = perfdump_number("perfdump_output", "KeepAliveFlushes")
     evidence = (f"The 75 vs {low:g}-{high:g} requests/s is a hypothetical site ('might', 'may'), "
@@ -212,15 +179,16 @@ def _c3() -> tuple[str, str, dict[str, Any]]:
        statement="With RqThrottle = 1 and 5 ms requests a server still handles 200 requests/s; "
                  "suitable RqThrottle values range from 100 to 500")
 def _c4() -> tuple[str, str, dict[str, Any]]:
-    threads = int(stated_number("rqthrottle_single"))
-    t = stated_number("static_response_time_low") / 1000
-    claimed = stated_number("throughput_one_at_a_time")
+    threads = int(stated.number(DOC, "rqthrottle_single"))
+    t = stated.number(DOC, "static_response_time_low") / 1000
+    claimed = stated.number(DOC, "throughput_one_at_a_time")
     bound = sizing.max_throughput(threads, t)
-    low, high = stated_number("rqthrottle_suitable_low"), stated_number("rqthrottle_suitable_high")
+    low = stated.number(DOC, "rqthrottle_suitable_low")
+    high = stated.number(DOC, "rqthrottle_suitable_high")
     used = {"default": thread_posting.default_setting("RqThrottle"),
             "sizing magnus.conf": int(data.load(DOC, "sizing_magnus_conf").set_index(
                 "directive").loc["RqThrottle", "value_number"]),
-            "keep-alive study": int(stated_number("rqthrottle", "IP-F14"))}
+            "keep-alive study": int(stated.number(DOC, "rqthrottle", figure_id="IP-F14"))}
     in_range = all(low <= v <= high for v in used.values())
     verdict = ("contradicted" if not math.isclose(bound, claimed)
                else "supported" if in_range else "partly")
@@ -235,8 +203,8 @@ def _c4() -> tuple[str, str, dict[str, Any]]:
        statement="Memory: 64 MB baseline, at least 64 MB per CPU, and 512 KB per peak concurrent "
                  "user beyond the first 50")
 def _c5() -> tuple[str, str, dict[str, Any]]:
-    cpus = int(stated_number("memory_example_cpus"))
-    printed = stated_number("memory_example_total_min")
+    cpus = int(stated.number(DOC, "memory_example_cpus"))
+    printed = stated.number(DOC, "memory_example_total_min")
     as_example = sizing.memory_mb(cpus, composition="example")
     additive = sizing.memory_mb(cpus, composition="additive")
     per_user = sizing.rule_constant("memory_per_extra_user_kb")
@@ -257,16 +225,16 @@ def _c5() -> tuple[str, str, dict[str, Any]]:
        statement="Bandwidth: 50 users x 24 kB / 5 s = 240 KB/s = 1920 kbit/s, so two T1 lines "
                  "of 1544 kbit/s")
 def _c6() -> tuple[str, str, dict[str, Any]]:
-    users = stated_number("peak_users")
-    size = stated_number("average_document_size")
-    seconds = stated_number("transfer_time")
+    users = stated.number(DOC, "peak_users")
+    size = stated.number(DOC, "average_document_size")
+    seconds = stated.number(DOC, "transfer_time")
     kb_s = sizing.bandwidth_kb_s(users, size, seconds)
     kbit = sizing.bandwidth_kbit_s(users, size, seconds)
     kbit_binary = sizing.bandwidth_kbit_s(users, size, seconds, bytes_per_kb=1024)
     lines = sizing.t1_lines(kbit)
-    ok = (math.isclose(kb_s, stated_number("bandwidth_needed"))
-          and math.isclose(kbit, stated_number("bandwidth_needed_kbit"))
-          and lines == stated_number("t1_lines_needed"))
+    ok = (math.isclose(kb_s, stated.number(DOC, "bandwidth_needed"))
+          and math.isclose(kbit, stated.number(DOC, "bandwidth_needed_kbit"))
+          and lines == stated.number(DOC, "t1_lines_needed"))
     line = sizing.rule_constant("t1_line_kbit_s")
     evidence = (f"{users:g} x {size:g} kB / {seconds:g} s = {kb_s:g} kB/s = {kbit:g} kbit/s with "
                 f"1 kB = 1000 bytes ({kbit_binary:g} kbit/s with 1024); {kbit:g} / {line:g} = "
@@ -278,12 +246,12 @@ def _c6() -> tuple[str, str, dict[str, Any]]:
        statement="Java stress test: over 1.8 million servlets and JSPs per hour at 76-78 % CPU "
                  "on 4 x 400 MHz UltraSPARC")
 def _c7() -> tuple[str, str, dict[str, Any]]:
-    per_hour = stated_number("servlets_jsps_per_hour")
-    cpus = stated_number("stress_test_cpus")
-    mhz = stated_number("stress_test_cpu_clock")
-    u_low, u_high = (stated_number("cpu_utilization_low") / 100,
-                     stated_number("cpu_utilization_high") / 100)
-    idle = stated_number("idle_time_min")
+    per_hour = stated.number(DOC, "servlets_jsps_per_hour")
+    cpus = stated.number(DOC, "stress_test_cpus")
+    mhz = stated.number(DOC, "stress_test_cpu_clock")
+    u_low, u_high = (stated.number(DOC, "cpu_utilization_low") / 100,
+                     stated.number(DOC, "cpu_utilization_high") / 100)
+    idle = stated.number(DOC, "idle_time_min")
     rate = per_hour / 3600
     demand = [u * cpus / rate for u in (u_low, u_high)]  # utilization law, m CPUs
     ceiling = [cpus / d for d in reversed(demand)]
