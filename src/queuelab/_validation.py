@@ -186,7 +186,8 @@ def as_series(values: Any, name: str, *, low: float = 0.0, low_open: bool = True
     :data:`MAX_INTEGER` if ``integer``); a single number is a series of one."""
     kind = "integers" if integer else "finite numbers"
     top = min(high, MAX_INTEGER) if integer else high
-    bound = f"{'>' if low_open else '>='} {low:g}" + (f" and <= {top:g}"
+    shown = f"{int(top)}" if integer else f"{top:g}"
+    bound = f"{'>' if low_open else '>='} {low:g}" + (f" and <= {shown}"
                                                        if math.isfinite(top) else "")
     allowed = f"a 1-d sequence of {kind} {bound}"
     raw, arr = _as_float_array(values, name, allowed)

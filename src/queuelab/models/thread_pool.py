@@ -43,6 +43,7 @@ __all__ = [
     "FES_MAX_SECONDS",
     "FES_MAX_OVERHEAD_THREADS",
     "TIME_RANGE",
+    "estimated_seconds",
 ]
 
 #: Largest chain of ``method="exact"``. The sparse LU of a 1-million-state chain takes up to
@@ -393,7 +394,7 @@ def _validated(clients, capacity, threads, cpu_time, wait_time, think_time, thre
     if method == "exact":
         _check_exact_work(K, B, T, cpu, wait)
     else:
-        _check_fes_work(top, np.minimum(T, top), cpu, wait, theta)
+        _check_fes_work(K, B, T, cpu, wait, theta)
     return K, B, T, cpu, wait, Z, theta, phi
 
 
@@ -410,11 +411,34 @@ def _check_overhead(cpu, T, theta, phi) -> None:
         )
 
 
+def estimated_seconds(K, B, T, two_phases, theta, method: str) -> float:
+    """The measured-cost estimate of one call's time (seconds, 2 cores) that the admission
+    guards compare with :data:`EXACT_MAX_SECONDS` and :data:`FES_MAX_SECONDS`; ``two_phases``
+    (cpu_time > 0 and wait_time > 0) and ``theta`` (thread_overhead) per configuration."""
+    if method == "exact":
+        sizes = _exact_sizes(K, B, T, two_phases)
+        return sizes.size * _EXACT_PER_CONFIG + float(sizes.sum()) * _EXACT_PER_STATE
+    top = np.minimum(K, B)
+    holders = np.minimum(T, top)
+    overhead = np.where((theta > 0) & two_phases, holders, 0).astype(np.float64)
+    plain = np.where((theta == 0) & two_phases, holders, 0).astype(np.float64)
+    states = top + 1.0
+    return (float(np.sum(np.where(states > _LONG_CHAIN, _FES_PER_LONG_STATE, _FES_PER_STATE)
+                         * states))
+            + float(np.sum(plain)) * _FES_PER_STEP
+            + float(np.sum(overhead * (overhead + 3.0) / 2)) * _FES_PER_INNER_STATE)
+
+
+def _exact_sizes(K, B, T, two_phases) -> np.ndarray:
+    return np.array([state_count(int(k), int(b), int(t), bool(two))
+                     for k, b, t, two in zip(np.ravel(K), np.ravel(B), np.ravel(T),
+                                             np.ravel(two_phases), strict=True)],
+                    dtype=np.float64)
+
+
 def _check_exact_work(K, B, T, cpu, wait) -> None:
     two_phases = (cpu > 0) & (wait > 0)
-    sizes = np.array([state_count(int(k), int(b), int(t), bool(two))
-                      for k, b, t, two in zip(K.flat, B.flat, T.flat, two_phases.flat,
-                                              strict=True)], dtype=np.float64)
+    sizes = _exact_sizes(K, B, T, two_phases)
     largest = int(np.argmax(sizes))
     if sizes[largest] > EXACT_MAX_STATES:
         raise ValueError(
@@ -423,7 +447,7 @@ def _check_exact_work(K, B, T, cpu, wait) -> None:
             f"have at most EXACT_MAX_STATES = {EXACT_MAX_STATES} (about 8 s and 2 GB); use "
             "method='fes'"
         )
-    seconds = sizes.size * _EXACT_PER_CONFIG + float(sizes.sum()) * _EXACT_PER_STATE
+    seconds = estimated_seconds(K, B, T, two_phases, 0.0, "exact")
     if seconds > EXACT_MAX_SECONDS:
         raise ValueError(
             f"clients, capacity and threads give {sizes.size} exact chains of "
@@ -433,19 +457,17 @@ def _check_exact_work(K, B, T, cpu, wait) -> None:
         )
 
 
-def _check_fes_work(top, holders, cpu, wait, theta) -> None:
-    overhead = np.where((theta > 0) & (cpu > 0) & (wait > 0), holders, 0)
+def _check_fes_work(K, B, T, cpu, wait, theta) -> None:
+    top = np.minimum(K, B)
+    holders = np.minimum(T, top)
+    two_phases = (cpu > 0) & (wait > 0)
+    overhead = np.where((theta > 0) & two_phases, holders, 0)
     if overhead.max() > FES_MAX_OVERHEAD_THREADS:
         raise ValueError(
             "min(threads, capacity, clients) must be <= FES_MAX_OVERHEAD_THREADS = "
             f"{FES_MAX_OVERHEAD_THREADS} when thread_overhead > 0, got {int(overhead.max())}"
         )
-    plain = np.where((theta == 0) & (cpu > 0) & (wait > 0), holders, 0)
-    states = top + 1.0
-    seconds = (float(np.sum(np.where(states > _LONG_CHAIN, _FES_PER_LONG_STATE, _FES_PER_STATE)
-                            * states))
-               + float(np.sum(plain, dtype=np.float64)) * _FES_PER_STEP
-               + float(np.sum(overhead * (overhead + 3.0) / 2)) * _FES_PER_INNER_STATE)
+    seconds = estimated_seconds(K, B, T, two_phases, theta, "fes")
     if seconds > FES_MAX_SECONDS:
         raise ValueError(
             f"clients, capacity and threads give {top.size} configurations with "
