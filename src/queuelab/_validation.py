@@ -248,7 +248,7 @@ def as_mapping(value: Any, name: str, keys: Iterable[str]) -> dict[str, Any]:
         raise _fail(name, f"a mapping with keys among {allowed}", value)
     unknown = sorted(str(k) for k in value if k not in allowed)
     if unknown:
-        raise ValueError(f"{name} names unknown parameter(s) {unknown}; parameters: {allowed}")
+        raise ValueError(f"{name} must name only parameters among {allowed}; unknown: {unknown}")
     return dict(value)
 
 

@@ -402,6 +402,15 @@ def _replicate(
         replication(**model, warmup=warmup, horizon=horizon, rng=rng).run(horizon)
         for rng in _replication_streams(seed, replications)
     ]
+    for i, run in enumerate(runs):
+        undefined = [name for name in metrics if not math.isfinite(run[name])]
+        if undefined:
+            raise ValueError(
+                f"horizon must leave a measurement window (horizon - warmup = "
+                f"{horizon - warmup:g}) long enough for every metric: in replication {i + 1} of "
+                f"{replications} nothing was counted for {', '.join(undefined)}; use a longer "
+                "horizon"
+            )
     parameters = {**model, "horizon": horizon, "warmup": warmup, "seed": seed}
     return _summarize(name, parameters, metrics, runs)
 

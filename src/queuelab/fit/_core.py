@@ -265,7 +265,9 @@ class Fit:
     loglik, aic, aicc, bic : float
         Gaussian log-likelihood of the residuals on the fitting scale (each group with its
         maximum-likelihood variance) and the information criteria from it; ``aicc`` is ``nan``
-        when ``n - k - 1 <= 0``.
+        when ``n - k - 1 <= 0``. A fit that passes through every observation (a warning says
+        so) has an unbounded likelihood: ``loglik`` is ``inf``, the criteria ``-inf``, and
+        :func:`queuelab.fit.compare` refuses it.
     standard_errors : dict
         Jacobian-based (Wald) standard errors on the optimisation scale (log of the value for
         log parameters, so roughly a relative error).

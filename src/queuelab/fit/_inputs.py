@@ -107,7 +107,7 @@ def free_and_fixed(names: tuple[str, ...], free: Any, fixed: Any, defaults: Mapp
     free = tuple(free)
     bad = [n for n in free if n not in names]
     if bad:
-        raise ValueError(f"free names unknown parameter(s) {bad}; parameters: {list(names)}")
+        raise ValueError(f"free must name only parameters among {list(names)}; unknown: {bad}")
     both = sorted(set(free) & set(fixed))
     if both:
         raise ValueError(f"parameter(s) {both} cannot be both free and fixed")
