@@ -533,10 +533,13 @@ def _profile_intervals(problem: Problem, opt: _Optimum, se: Mapping[str, float],
     return intervals, open_sides, thresholds
 
 
-def _bootstrap_intervals(problem: Problem, opt: _Optimum, confidence: float, n_boot: int,
-                         seed: int):
-    """Residual-bootstrap percentile intervals. Returns (intervals, open sides, replicates on
-    the optimisation scale, warnings)."""
+def _bootstrap_intervals(problem: Problem, opt: _Optimum, se: Mapping[str, float],
+                         confidence: float, n_boot: int, seed: int):
+    """Studentized (bootstrap-t) intervals, symmetric on the optimisation scale:
+    ``x -/+ q se``, with ``q`` the ``confidence`` quantile of ``|x_b - x| / se_b`` over the
+    refits and ``se`` the fit's Wald error. Where the fit has no Wald error (an estimate at a
+    bound), the percentile interval of the refits. Returns (intervals, open sides, (estimates,
+    studentized), warnings)."""
     boot, studentized = _bootstrap(problem, opt, _group_dof(problem, opt), n_boot, seed)
     ok = np.all(np.isfinite(boot), axis=1)
     notes = [] if ok.sum() == n_boot else [
@@ -546,8 +549,15 @@ def _bootstrap_intervals(problem: Problem, opt: _Optimum, confidence: float, n_b
     intervals, open_sides = {}, {}
     for j, name in enumerate(problem.free):
         par = problem.by_name[name]
-        lo, hi = np.quantile(boot[ok, j], [alpha / 2, 1 - alpha / 2])
-        intervals[name] = (par.outer(float(lo)), par.outer(float(hi)))
+        t = np.abs(studentized[ok, j])
+        t = t[np.isfinite(t)]
+        if np.isfinite(se[name]) and se[name] > 0 and t.size >= 10:
+            q = float(np.quantile(t, confidence))
+            lo, hi = opt.x[j] - q * se[name], opt.x[j] + q * se[name]
+        else:
+            lo, hi = np.quantile(boot[ok, j], [alpha / 2, 1 - alpha / 2])
+        lo, hi = max(float(lo), lb[j]), min(float(hi), ub[j])
+        intervals[name] = (par.outer(lo), par.outer(hi))
         tol = 1e-6 * (ub[j] - lb[j])
         open_sides[name] = (bool(lo - lb[j] <= tol), bool(ub[j] - hi <= tol))
     return intervals, open_sides, (boot, studentized), notes
@@ -734,13 +744,12 @@ def fit_problem(problem: Problem, starts: Sequence[np.ndarray], *, model: str,
             problem, opt, se, confidence)
     elif can and intervals == "bootstrap":
         out_intervals, open_sides, (boot, studentized), notes = _bootstrap_intervals(
-            problem, opt, confidence, n_boot, seed)
+            problem, opt, se, confidence, n_boot, seed)
         warnings += notes
         details["bootstrap"] = pd.DataFrame(
             [[problem.by_name[nm].outer(v) if np.isfinite(v) else math.nan
               for nm, v in zip(names, row, strict=True)] for row in boot], columns=names)
         details["bootstrap_studentized"] = pd.DataFrame(studentized, columns=names)
-        details["wald_se"] = dict(se)
     more, not_bounded, trade = _interval_warnings(problem, opt, open_sides, se, corr)
     warnings += more
     crit = information_criteria(opt.raw, problem.p + extra_k)
