@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from .._validation import as_series, integer
+
 __all__ = ["Parameter", "Problem", "Fit", "fit_problem", "SCALES", "INTERVALS"]
 
 SCALES = ("log", "absolute")
@@ -362,7 +364,15 @@ class Fit:
 
 def information_criteria(residuals: Mapping[str, np.ndarray], p: int) -> dict[str, float]:
     """Gaussian log-likelihood (one maximum-likelihood variance per group), AIC, AICc and BIC
-    for ``p`` fitted parameters; ``k = p + number of groups``."""
+    for ``p`` fitted parameters; ``k = p + number of groups``. ``residuals`` maps each group to
+    its finite residuals; a group whose residuals are all 0 makes the likelihood unbounded
+    (``loglik = inf``, the criteria ``-inf``)."""
+    if not isinstance(residuals, Mapping) or not residuals:
+        raise ValueError(f"residuals must be a mapping of groups to residuals, got "
+                         f"{residuals!r}")
+    residuals = {g: as_series(r, f"residuals[{g!r}]", low=-math.inf, low_open=False)
+                 for g, r in residuals.items()}
+    p = integer(p, "p", low=0)
     n = int(sum(np.asarray(r).size for r in residuals.values()))
     k = p + len(residuals)
     loglik = 0.0

@@ -52,7 +52,6 @@ TIME_RANGE = (1e-100, 1e100)
 
 # Rows of one block of mm1bk_probabilities (about 2**21 numbers, 16 MiB per temporary).
 _BLOCK_ELEMENTS = 1 << 21
-_SUMMARY_KEYS = ("p0", "busy", "mean", "mean_given_busy", "last", "total")
 
 
 def mm1bk(clients: Any, capacity: Any, service_time: Any, think_time: Any) -> MM1BKResult:
@@ -65,12 +64,14 @@ def mm1bk(clients: Any, capacity: Any, service_time: Any, think_time: Any) -> MM
     capacity : int or array_like of int
         B >= 1, most requests in the server (the connection-queue size); may exceed K.
     service_time : float or array_like
-        S > 0, mean service time (``mu = 1 / S``).
+        S, mean service time (``mu = 1 / S``), in :data:`TIME_RANGE` (1e-100 to 1e100).
     think_time : float or array_like
-        Z > 0, mean think time.
+        Z, mean think time, in :data:`TIME_RANGE`.
 
     The arguments broadcast like NumPy arrays. ``C = min(B, K)`` must not exceed
-    :data:`MAX_STATES`, nor ``sum (C + 1)`` over the batch :data:`MAX_TOTAL_STATES`.
+    :data:`MAX_STATES`, nor ``sum (C + 1)`` over the batch :data:`MAX_TOTAL_STATES`. Every
+    configuration's numbers are the same, to the last bit, whether it is solved alone or in a
+    batch.
 
     Returns
     -------
