@@ -26,14 +26,13 @@ from .._validation import as_integer
 __all__ = ["log_stationary_distribution", "run_sums"]
 
 # How a batch of runs is cut into work (none of it changes a single bit of the result):
-# rows of at most _BLOCK_ROWS runs (a few arrays of this many float64 stay in a 1-2 MB cache);
-# within a block, while at least _STEP_ROWS runs are still going, one state of every run per
-# step, vectorized across the runs (about 15 us of Python per step, 3-5 ns per state); with
-# fewer, a chunk of states of each run at once, in blocks of about _CHUNK_ELEMENTS numbers
-# (ufunc.accumulate, about 12 ns per state and per sum, with no per-state Python). The
-# crossover, 15 us / (12 - 4) ns, is near 2000 runs.
+# rows of at most _BLOCK_ROWS runs; within a block, while at least _STEP_ROWS runs are still
+# going, one state of every run per step, vectorized across the runs (about 8 us of Python per
+# step and 1 ns per state); with fewer, a chunk of states of each run at once, in blocks of
+# about _CHUNK_ELEMENTS numbers (ufunc.accumulate, about 10 ns per state, no per-state
+# Python). The crossover, 8 us / (10 - 1) ns, is near 800 runs (measured, 2 cores).
 _BLOCK_ROWS = 1 << 17
-_STEP_ROWS = 512
+_STEP_ROWS = 800
 _CHUNK_ELEMENTS = 1 << 16
 
 Ratio = Callable[[Mapping[str, np.ndarray], np.ndarray], np.ndarray]

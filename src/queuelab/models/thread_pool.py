@@ -51,7 +51,8 @@ __all__ = [
 #: threads; ``make benchmark``); larger chains are refused before anything is allocated.
 EXACT_MAX_STATES = 1_000_000
 #: Largest estimated time of one call with ``method="exact"``, which solves its configurations
-#: one by one: about 2 ms per configuration plus up to 8 us per state (measured, 2 cores).
+#: one by one: about 0.7 ms per configuration plus 1 to 8 us per state, more in wider chains
+#: (measured, 2 cores).
 EXACT_MAX_SECONDS = 10.0
 #: Largest estimated time of one call with ``method="fes"``: up to 80 ns per state of the outer
 #: chains (400 ns in chains of more than 2**22 states), 0.3 us per inner population without
@@ -68,7 +69,7 @@ _METHODS = ("exact", "fes")
 _NAMES = ("clients", "capacity", "threads", "cpu_time", "wait_time", "think_time",
           "thread_overhead", "pool_overhead")
 # Measured costs behind the admission guards (seconds, 2 cores; see make benchmark).
-_EXACT_PER_CONFIG, _EXACT_PER_STATE = 2e-3, 8e-6
+_EXACT_PER_CONFIG, _EXACT_PER_STATE = 7e-4, 8e-6
 _FES_PER_STATE, _FES_PER_LONG_STATE, _LONG_CHAIN = 8e-8, 4e-7, 1 << 22
 _FES_PER_STEP, _FES_PER_INNER_STATE = 3e-7, 1.5e-8
 # Rows of the outer chains solved together (about 2**21 numbers, 16 MiB per temporary).
@@ -417,7 +418,10 @@ def estimated_seconds(K, B, T, two_phases, theta, method: str) -> float:
     (cpu_time > 0 and wait_time > 0) and ``theta`` (thread_overhead) per configuration."""
     if method == "exact":
         sizes = _exact_sizes(K, B, T, two_phases)
-        return sizes.size * _EXACT_PER_CONFIG + float(sizes.sum()) * _EXACT_PER_STATE
+        # the sparse LU's fill, and so the cost of a state, grows with the chain's width
+        width = np.where(two_phases, np.minimum(T, np.minimum(K, B)), 1).astype(np.float64)
+        per_state = np.minimum(_EXACT_PER_STATE, 1e-6 + 0.7e-6 * np.sqrt(width))
+        return sizes.size * _EXACT_PER_CONFIG + float(np.sum(sizes * per_state))
     top = np.minimum(K, B)
     holders = np.minimum(T, top)
     overhead = np.where((theta > 0) & two_phases, holders, 0).astype(np.float64)
