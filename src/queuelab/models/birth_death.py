@@ -27,12 +27,12 @@ __all__ = ["log_stationary_distribution", "run_sums"]
 
 # How a batch of runs is cut into work (none of it changes a single bit of the result):
 # rows of at most _BLOCK_ROWS runs; within a block, while at least _STEP_ROWS runs are still
-# going, one state of every run per step, vectorized across the runs (about 8 us of Python per
+# going, one state of every run per step, vectorized across the runs (about 3 us of Python per
 # step and 1 ns per state); with fewer, a chunk of states of each run at once, in blocks of
 # about _CHUNK_ELEMENTS numbers (ufunc.accumulate, about 10 ns per state, no per-state
-# Python). The crossover, 8 us / (10 - 1) ns, is near 800 runs (measured, 2 cores).
+# Python). The crossover, 3 us / (10 - 1) ns, is near 320 runs (measured, 2 cores).
 _BLOCK_ROWS = 1 << 17
-_STEP_ROWS = 800
+_STEP_ROWS = 320
 _CHUNK_ELEMENTS = 1 << 16
 
 Ratio = Callable[[Mapping[str, np.ndarray], np.ndarray], np.ndarray]
@@ -142,27 +142,36 @@ def _block(lengths, params, ratio, weights, sums, last) -> None:
     descending = -lengths
     while step < longest:
         going = int(np.searchsorted(descending, -step, side="left"))  # runs longer than step
-        width = 1 if going >= _STEP_ROWS else min(longest - step,
-                                                   max(1, _CHUNK_ELEMENTS // going))
+        if going >= _STEP_ROWS:
+            step = _steps(lengths, params, ratio, weights, sums, last, step, going)
+            continue
+        width = min(longest - step, max(1, _CHUNK_ELEMENTS // going))
         p = {key: value[:going, None] for key, value in params.items()}
         _chunk(lengths[:going], p, step, width, ratio, weights, sums[:, :going],
                last[:going])
         step += width
 
 
+def _steps(lengths, params, ratio, weights, sums, last, step: int, going: int) -> int:
+    """One state of each of the first ``going`` runs per step, on 1-d arrays, up to the step
+    where the shortest of them ends; returns that step."""
+    stop = int(lengths[going - 1])
+    p = {key: value[:going] for key, value in params.items()}
+    term = last[:going]
+    rows = [row[:going] for row in sums]
+    for j in range(step, stop):
+        term *= ratio(p, float(j))  # T_j = T_{j-1} rho_j, in place
+        for row, weighted in zip(rows, weights(p, float(j), term), strict=True):
+            row += weighted
+    return stop
+
+
 def _chunk(lengths, p, step, width, ratio, weights, sums, last) -> None:
     """Terms ``step .. step + width - 1`` of runs that all reach ``step``, carried on from
-    ``last`` (the previous term) and ``sums``. One step is one pass of each elementwise
-    operation; a wider chunk takes its products and sums with ``ufunc.accumulate``, which
-    computes them in the same order with the same roundings."""
+    ``last`` (the previous term) and ``sums``, with ``ufunc.accumulate``: the products and sums
+    of :func:`_steps` in the same order with the same roundings."""
     j = np.arange(step, step + width, dtype=np.float64)
     terms = np.asarray(ratio(p, j), dtype=np.float64)  # a fresh array, written in place
-    if width == 1:  # every run here reaches this step
-        terms *= last[:, None]
-        last[:] = terms[:, 0]
-        for row, weighted in zip(sums, weights(p, j, terms), strict=True):
-            row += weighted[:, 0]
-        return
     terms[:, 0] *= last
     ending = np.flatnonzero(lengths < step + width)
     terms[ending, lengths[ending] - step] = 0.0  # a run's end: every later term is 0

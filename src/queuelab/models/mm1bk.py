@@ -40,9 +40,9 @@ __all__ = [
 MAX_CONFIGURATIONS = 10**7
 #: Largest ``C = min(capacity, clients)`` of one configuration (its chain has C + 1 states).
 MAX_STATES = 10**7
-#: Largest total ``sum (C + 1)`` over a batch. A state costs 3 to 5 ns in large batches and up
-#: to about 15 ns in small ones (2 cores, ``make benchmark``), so an admitted call takes at
-#: most about 8 s.
+#: Largest total ``sum (C + 1)`` over a batch. A state costs 1 to 4 ns in batches of
+#: hundreds of configurations or more and up to about 11 ns in smaller ones (2 cores,
+#: ``make benchmark``), so an admitted call takes at most about 6 s.
 MAX_TOTAL_STATES = 5 * 10**8
 #: Largest size of a ``probabilities`` array (2**27 float64 = 1 GiB).
 MAX_PROBABILITY_ELEMENTS = 2**27
@@ -239,7 +239,7 @@ def _validated(clients, capacity, service_time, think_time):
     if total > MAX_TOTAL_STATES:
         raise ValueError(
             f"the configurations hold {total} states in total (sum of min(capacity, clients) "
-            f"+ 1); there must be at most MAX_TOTAL_STATES = {MAX_TOTAL_STATES}, about 8 s of "
+            f"+ 1); there must be at most MAX_TOTAL_STATES = {MAX_TOTAL_STATES}, about 6 s of "
             "work (split the batch)"
         )
     return K, B, S, Z
