@@ -1,12 +1,15 @@
-"""Benchmark of the analytic models: speed of the vectorized M/M/1/B/K solver, extreme sizes,
-and the flow-equivalent-server approximation of the thread pool against the exact chain.
+"""Benchmark of the analytic models: speed of the vectorized M/M/1/B/K solver, the cost per
+state across batch sizes, the admission guards against measured times, extreme sizes, and the
+flow-equivalent-server approximation of the thread pool against the exact chain, on a grid and
+on a random sample of its documented domain.
 
-Writes ``results/benchmark_models.csv`` (every number, tidy: section, case, quantity, value)
-and ``results/benchmark_models.md`` (a summary). Seeds are fixed; timings depend on the
-machine and its load, which are printed.
+Writes ``results/benchmark_models.csv`` (every number, tidy: section, case, quantity, value),
+``results/benchmark_fes_sample.csv`` (the random sample, one row per configuration) and
+``results/benchmark_models.md`` (a summary). Seeds are fixed; timings depend on the machine
+and its load, which are printed.
 
-Run: ``.venv/bin/python scripts/benchmark_models.py`` (under a minute on 2 cores,
-3 GB of memory for the largest exact chain).
+Run: ``.venv/bin/python scripts/benchmark_models.py`` (about 4 minutes on 2 cores, 2 GB of
+memory for the largest exact chain).
 """
 
 from __future__ import annotations
@@ -26,9 +29,18 @@ import sympy
 from scipy.special import gammaln, logsumexp
 
 import queuelab
-from queuelab import mm1bk, thread_pool
-from queuelab.models.thread_pool import EXACT_MAX_STATES
+from queuelab import Station, mm1bk, mva, thread_pool
+from queuelab.models.mm1bk import MAX_STATES, MAX_TOTAL_STATES
+from queuelab.models.mva import MAX_CONVOLUTION_TERMS, MAX_POPULATION
+from queuelab.models.thread_pool import (
+    EXACT_MAX_SECONDS,
+    EXACT_MAX_STATES,
+    FES_MAX_SECONDS,
+    estimated_seconds,
+)
 from queuelab.models.thread_pool_chain import state_count
+from queuelab.simulation import MAX_SECONDS as SIMULATION_MAX_SECONDS
+from queuelab.simulation import simulate_thread_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -37,6 +49,13 @@ SAMPLE = 2_000
 ROUNDS = 5  # rounds of the grid comparison (median and range of the speed-up)
 SEED = 20_240_601
 METRICS = ("throughput", "response_time", "utilization", "mean_in_system", "p0", "error_rate")
+#: Batch sizes around the old switch of mm1bk's solver at 1,024 configurations, and the chain
+#: lengths C of the per-state cost table.
+PER_STATE_BATCHES = (1, 10, 100, 319, 320, 1023, 1024, 2048, 10_000)
+PER_STATE_CHAINS = (1_000, 100_000)
+#: The random sample of the thread pool's domain: size per case and the largest exact chain.
+FES_SAMPLE = 5_000
+FES_SAMPLE_MAX_STATES = 20_000
 
 rows: list[dict] = []
 
@@ -188,7 +207,8 @@ def bench_large_exact() -> list[dict]:
     cases = [
         (2000, 2000, 100, 0.002, 0.2, 4.0),
         (1000, 1000, 500, 0.0004, 0.2, 0.2),
-        (10000, 10000, 200, 0.001, 0.2, 11.0),
+        (5000, 5000, 200, 0.001, 0.2, 5.5),
+        (1500, 1500, 700, 0.0003, 0.2, 0.3),
     ]
     out = []
     for clients, capacity, threads, cpu, wait, think in cases:
@@ -205,6 +225,194 @@ def bench_large_exact() -> list[dict]:
     return out
 
 
+def per_state_costs() -> list[dict]:
+    """mm1bk's time per state for chains of C states in batches of m configurations, on both
+    sides of 1,024 (where the solver used to switch from a log-space path to a recursion).
+    The chains are saturated (S = Z = 1): the mode is C, every state is one step of a run."""
+    out = []
+    for top in PER_STATE_CHAINS:
+        for m in PER_STATE_BATCHES:
+            if m * (top + 1) > 2 * 10**8:
+                continue
+            K = np.full(m, top)
+            repeats = max(1, int(2e6 // (m * (top + 1))))
+            seconds, _ = best_time(lambda K=K, top=top, r=repeats: [
+                mm1bk(K, top, 1.0, 1.0) for _ in range(r)], 3)
+            out.append({"states_per_config": top, "configs": m,
+                        "ns_per_state": seconds / repeats / (m * (top + 1)) * 1e9,
+                        "ms_per_call": seconds / repeats * 1e3})
+    return out
+
+
+def review_cases() -> list[dict]:
+    """The calls of the adversarial review, timed once each."""
+    cases = [("mm1bk(np.full(1023, 10**5), 10**5, 1.0, 1.0)",
+              lambda: mm1bk(np.full(1023, 10**5), 10**5, 1.0, 1.0)),
+             ("mm1bk(np.full(1024, 10**5), 10**5, 1.0, 1.0)",
+              lambda: mm1bk(np.full(1024, 10**5), 10**5, 1.0, 1.0)),
+             ("mm1bk(np.full(30, 10**7), 10**7, 1.0, 1.0)",
+              lambda: mm1bk(np.full(30, 10**7), 10**7, 1.0, 1.0)),
+             ("thread_pool(fes) on 10**5 random configurations", _fes_batch)]
+    out = []
+    for label, call in cases:
+        seconds, _ = best_time(call, 1)
+        out.append({"case": label, "seconds": seconds})
+    return out
+
+
+def _fes_batch():
+    rng = np.random.default_rng(SEED)
+    m = 10**5
+    return thread_pool(rng.integers(1, 300, m), rng.integers(1, 300, m), rng.integers(1, 60, m),
+                       rng.uniform(0.001, 0.1, m), rng.uniform(0.0, 0.5, m),
+                       rng.uniform(0.5, 20.0, m), method="fes")
+
+
+def guard_calibration() -> list[dict]:
+    """Each admission guard: its limit, the estimate it is based on, and a call at or near the
+    limit, timed."""
+    rows = []
+
+    def timed(guard, limit, case, call, estimate=math.nan):
+        seconds, _ = best_time(call, 1)
+        rows.append({"guard": guard, "limit": limit, "case": case,
+                     "estimated_s": estimate, "seconds": seconds})
+
+    timed("mm1bk MAX_TOTAL_STATES", f"{MAX_TOTAL_STATES:.0e} states",
+          "49 saturated chains of 10**7 states (4.9e8 states)",
+          lambda: mm1bk(np.full(49, 10**7), 10**7, 1.0, 1.0))
+    timed("mm1bk MAX_STATES", f"{MAX_STATES:.0e} states", "one chain of 10**7, mode inside",
+          lambda: mm1bk(10**7, 10**7, 1e-7, 1.0))
+    timed("thread_pool EXACT_MAX_STATES", f"{EXACT_MAX_STATES:,} states",
+          "clients = capacity = 1500, 700 threads (806,851 states)",
+          lambda: thread_pool(1500, 1500, 700, 0.0003, 0.2, 0.3, method="exact"),
+          estimated_seconds(np.array([1500]), np.array([1500]), np.array([700]),
+                            np.array([True]), np.array([0.0]), "exact"))
+    K = np.full(3000, 40)
+    timed("thread_pool EXACT_MAX_SECONDS", f"{EXACT_MAX_SECONDS:g} s",
+          "3,000 chains of 40 clients, 5 threads",
+          lambda: thread_pool(K, 40, 5, 0.02, 0.1, 4.0, method="exact"),
+          estimated_seconds(K, K, np.full(3000, 5), np.full(3000, True), np.zeros(3000),
+                            "exact"))
+    timed("thread_pool FES_MAX_SECONDS", f"{FES_MAX_SECONDS:g} s",
+          "one chain of 10**7 states, 10 threads",
+          lambda: thread_pool(10**7, 10**7, 10, 0.01, 0.1, 1.0, method="fes"),
+          estimated_seconds(np.array([10**7]), np.array([10**7]), np.array([10]),
+                            np.array([True]), np.array([0.0]), "fes"))
+    timed("thread_pool FES_MAX_SECONDS", f"{FES_MAX_SECONDS:g} s",
+          "one configuration with 10**7 threads (inner recursion)",
+          lambda: thread_pool(10**7, 10**7, 10**7, 0.01, 0.1, 1.0, method="fes"),
+          estimated_seconds(np.array([10**7]), np.array([10**7]), np.array([10**7]),
+                            np.array([True]), np.array([0.0]), "fes"))
+    timed("mva MAX_POPULATION", f"{MAX_POPULATION:.0e}", "one queue, population 10**6",
+          lambda: mva(MAX_POPULATION, [0.1], think_time=1.0))
+    terms = (4 * 5 + 2) * 2000**2
+    timed("mva MAX_CONVOLUTION_TERMS", f"{MAX_CONVOLUTION_TERMS:.0e} terms",
+          f"5 load-dependent stations, population 2000 ({terms:.1e} terms; scaled to the limit "
+          "in the estimate column)",
+          lambda: mva(2000, [Station.multiserver(0.1, 4)] * 5, think_time=1.0))
+    rows[-1]["estimated_s"] = rows[-1]["seconds"] * MAX_CONVOLUTION_TERMS / terms
+    timed("simulation MAX_SECONDS", f"{SIMULATION_MAX_SECONDS:g} s",
+          "thread pool, 60 clients, horizon 2,000, 2 replications",
+          lambda: simulate_thread_pool(60, 50, 5, 0.02, 0.3, 4.0, horizon=2000.0, warmup=200.0,
+                                       replications=2))
+    return rows
+
+
+def fes_sample(rng: np.random.Generator, overhead: bool) -> list[dict]:
+    """The flow-equivalent server against the exact chain on a random sample of the domain:
+    clients and capacity log-uniform in 5..500, threads log-uniform in 1..100, CPU time
+    log-uniform in 1 ms..0.2 s, wait time 0.1 to 100 times it (log-uniform), and the think
+    time set so that the offered load (clients / (think + cpu + wait)) is 0.2 to 5 times the
+    server's capacity min(T / (cpu + wait), 1 / cpu), log-uniform: light load, the knee and
+    saturation alike. With overhead, thread_overhead log-uniform in 1e-4..0.1 and
+    pool_overhead uniform in 0..1e-3. Configurations whose exact chain exceeds
+    FES_SAMPLE_MAX_STATES states are redrawn."""
+    out = []
+
+    def log_uniform(low, high):
+        return float(np.exp(rng.uniform(np.log(low), np.log(high))))
+
+    while len(out) < FES_SAMPLE:
+        K = int(round(log_uniform(5, 500)))
+        B = int(round(log_uniform(5, 500)))
+        T = int(round(log_uniform(1, 100)))
+        cpu = log_uniform(1e-3, 0.2)
+        wait = cpu * log_uniform(0.1, 100)
+        load = log_uniform(0.2, 5)
+        theta = log_uniform(1e-4, 0.1) if overhead else 0.0
+        phi = float(rng.uniform(0, 1e-3)) if overhead else 0.0
+        states = state_count(K, B, T, True)
+        if states > FES_SAMPLE_MAX_STATES:
+            continue
+        capacity = min(T / (cpu + wait), 1 / cpu)
+        Z = max(K / (load * capacity) - cpu - wait, 1e-3 * (cpu + wait))
+        args = (K, B, T, cpu, wait, Z)
+        kw = {"thread_overhead": theta, "pool_overhead": phi}
+        start = time.process_time()
+        exact = thread_pool(*args, **kw, method="exact")
+        exact_s = time.process_time() - start
+        fes = thread_pool(*args, **kw, method="fes")
+        out.append({"overhead": overhead, "clients": K, "capacity": B, "threads": T,
+                    "cpu_time": cpu, "wait_time": wait, "think_time": Z, "load": load,
+                    "thread_overhead": theta, "pool_overhead": phi, "states": states,
+                    "exact_s": exact_s,
+                    "err_X": float(fes.throughput / exact.throughput - 1),
+                    "err_R": float(fes.response_time / exact.response_time - 1)})
+    return out
+
+
+def _balance(r: dict) -> float:
+    """Threads over the ``1 + wait / cpu`` that keep the CPU busy: below 1 the pool binds."""
+    return r["threads"] / (1 + r["wait_time"] / r["cpu_time"])
+
+
+#: The groups of the fes error table: (label, which configurations).
+FES_BANDS = [
+    ("all", lambda r: True),
+    ("1 thread", lambda r: r["threads"] == 1),
+    ("2-4 threads", lambda r: 2 <= r["threads"] <= 4),
+    ("5-9 threads", lambda r: 5 <= r["threads"] <= 9),
+    ("10-40 threads", lambda r: 10 <= r["threads"] <= 40),
+    ("41-100 threads", lambda r: r["threads"] >= 41),
+    ("pool binds (T < 0.5 (1 + wait/cpu))", lambda r: _balance(r) < 0.5),
+    ("balanced (0.5 to 2)", lambda r: 0.5 <= _balance(r) <= 2),
+    ("CPU binds (T > 2 (1 + wait/cpu))", lambda r: _balance(r) > 2),
+    ("load below 0.7", lambda r: r["load"] < 0.7),
+    ("load 0.7 to 1.5 (the knee)", lambda r: 0.7 <= r["load"] <= 1.5),
+    ("load above 1.5", lambda r: r["load"] > 1.5),
+]
+
+
+def fes_distribution(sample: list[dict]) -> list[dict]:
+    """Median, 95th percentile and maximum of |error| per case, overall and by group."""
+    out = []
+    for overhead in (False, True):
+        rows = [r for r in sample if r["overhead"] == overhead]
+        for label, member in FES_BANDS:
+            chosen = [r for r in rows if member(r)]
+            if not chosen:
+                continue
+            entry = {"overhead": overhead, "band": label, "configs": len(chosen)}
+            for metric in ("err_R", "err_X"):
+                err = np.abs([r[metric] for r in chosen])
+                worst = chosen[int(np.argmax(err))]
+                entry.update({f"{metric}_median": float(np.median(err)),
+                              f"{metric}_p95": float(np.quantile(err, 0.95)),
+                              f"{metric}_max": float(err.max()),
+                              f"{metric}_worst": _config(worst)})
+            out.append(entry)
+    return out
+
+
+def _config(r: dict) -> str:
+    text = (f"K={r['clients']} B={r['capacity']} T={r['threads']} cpu={r['cpu_time']:.4g} "
+            f"wait={r['wait_time']:.4g} Z={r['think_time']:.4g} (load {r['load']:.2f})")
+    if r["overhead"]:
+        text += f" theta={r['thread_overhead']:.3g} phi={r['pool_overhead']:.2g}"
+    return text
+
+
 def machine() -> dict:
     return {
         "nproc": len(os.sched_getaffinity(0)),
@@ -219,7 +427,7 @@ def machine() -> dict:
     }
 
 
-def markdown(info, grid, extremes, pool, large) -> str:
+def markdown(info, grid, extremes, pool, large, costs, review, guards, distribution) -> str:
     lines = ["# Benchmark of the analytic models", ""]
     lines += [f"Machine: {info['nproc']} cores ({info['cpu']}), Python {info['python']}, "
               f"NumPy {info['numpy']}, SciPy {info['scipy']}, SymPy {info['sympy']}, "
@@ -246,6 +454,34 @@ def markdown(info, grid, extremes, pool, large) -> str:
                      f"{g['extrapolated_s']:.1f} s | {g['speedup']:.0f}x | "
                      f"{g['speedup_min']:.0f}-{g['speedup_max']:.0f}x | "
                      f"{g['max_rel_diff']:.1e} |")
+    lines += ["", "## M/M/1/B/K: time per state against the batch size", "",
+              "Saturated chains of C states (S = Z = 1), m configurations per call; the best "
+              "of 3. Up to version d3f2730 the solver switched at m = 1,024 from a log-space "
+              "path to a recursion across configurations: the same harness measured 64 to 89 "
+              "ns per state below 1,024 configurations of 10^5 states and 4.7 ns at 1,024 "
+              "(47 to 193 and 8.6 ns for 10^3 states); "
+              "now every configuration's terms are taken outward from its most likely state, "
+              "state by state across the configurations while at least 320 are still going "
+              "and in chunks of states otherwise, with the same bits either way.", "",
+              "| C | " + " | ".join(f"m = {m:,}" for m in PER_STATE_BATCHES) + " |",
+              "|---:|" + "---:|" * len(PER_STATE_BATCHES)]
+    for top in PER_STATE_CHAINS:
+        cells = {c["configs"]: c for c in costs if c["states_per_config"] == top}
+        lines.append(f"| {top:,} | " + " | ".join(
+            f"{cells[m]['ns_per_state']:.1f} ns" if m in cells else "-"
+            for m in PER_STATE_BATCHES) + " |")
+    lines += ["", "The calls of the review (before: 7.3 s, 0.6 s, over 20 s, over 15 s):", "",
+              "| call | time |", "|---|---:|"]
+    lines += [f"| `{r['case']}` | {r['seconds']:.2f} s |" for r in review]
+    lines += ["", "## Admission guards against measured times", "",
+              "Each guard refuses a call before any work, with a message naming the arguments "
+              "and the way out; its limit is set from the measured cost so that an admitted "
+              "call takes at most about 10 s on 2 cores. A call at or near each limit:", "",
+              "| guard | limit | call | estimate | measured |", "|---|---|---|---:|---:|"]
+    for g in guards:
+        estimate = f"{g['estimated_s']:.1f} s" if math.isfinite(g["estimated_s"]) else "-"
+        lines.append(f"| {g['guard']} | {g['limit']} | {g['case']} | {estimate} | "
+                     f"{g['seconds']:.1f} s |")
     lines += ["", "## Extreme sizes", "", "| case | time | X | U | N | R |",
               "|---|---:|---:|---:|---:|---:|"]
     for e in extremes:
@@ -272,7 +508,29 @@ def markdown(info, grid, extremes, pool, large) -> str:
     lines += ["", f"Over all {len(pool)} configurations: largest |error| of fes "
               f"{max(abs(p['err_X']) for p in pool):.2%} in throughput and "
               f"{max(abs(p['err_R']) for p in pool):.2%} in response time.", ""]
-    lines += [f"Larger chains, pool and CPU both near saturation (the last is close to "
+    lines += ["## Thread pool: fes against the exact chain on a random sample of the domain",
+              "", f"{FES_SAMPLE:,} configurations without overhead and {FES_SAMPLE:,} with "
+              "(seed fixed; the sampling is described in `fes_sample` of the script: clients "
+              "and capacity 5 to 500, threads 1 to 100, CPU time 1 ms to 0.2 s, wait 0.1 to 100 "
+              "times the CPU time, offered load 0.2 to 5 times the server's capacity, all "
+              f"log-uniform; exact chains of at most {FES_SAMPLE_MAX_STATES:,} states). |error| "
+              "of fes / exact - 1; the rows are in `results/benchmark_fes_sample.csv`.", "",
+              "| overhead | threads | configurations | R: median | R: 95th pct. | R: max | "
+              "X: median | X: 95th pct. | X: max |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for d in distribution:
+        lines.append(f"| {'yes' if d['overhead'] else 'no'} | {d['band']} | {d['configs']:,} "
+                     f"| {d['err_R_median']:.2%} | {d['err_R_p95']:.2%} | {d['err_R_max']:.2%} "
+                     f"| {d['err_X_median']:.2%} | {d['err_X_p95']:.2%} | "
+                     f"{d['err_X_max']:.2%} |")
+    lines += ["", "Where it is worst (response time): with few threads, with a pool that "
+              "just keeps the CPU busy (T near 1 + wait/cpu), and near the knee of the load; "
+              "the largest errors:", ""]
+    for d in distribution:
+        if d["band"] == "all":
+            lines.append(f"* {'with' if d['overhead'] else 'without'} overhead: "
+                         f"{d['err_R_max']:.2%} at {d['err_R_worst']}")
+    lines += ["", f"Larger chains, pool and CPU both near saturation (close to "
               f"EXACT_MAX_STATES = {EXACT_MAX_STATES:,}):", "",
               "| clients = capacity | threads | cpu, wait, think (s) | states | exact | fes | "
               "error X | error R |", "|---:|---:|---|---:|---:|---:|---:|---:|"]
@@ -286,6 +544,7 @@ def markdown(info, grid, extremes, pool, large) -> str:
 
 def main() -> None:
     info = machine()
+    RESULTS.mkdir(exist_ok=True)
     print(f"machine: nproc={info['nproc']} python={info['python']} numpy={info['numpy']} "
           f"scipy={info['scipy']} sympy={info['sympy']} mpmath={info['mpmath']} "
           f"load={info['load_average_start']}", flush=True)
@@ -311,6 +570,36 @@ def main() -> None:
         for q, v in e.items():
             if q != "case":
                 record("mm1bk_extreme", e["case"], q, v)
+    costs = per_state_costs()
+    for c in costs:
+        print(f"per state: C={c['states_per_config']} m={c['configs']}: "
+              f"{c['ns_per_state']:.1f} ns", flush=True)
+        for q in ("ns_per_state", "ms_per_call"):
+            record("mm1bk_per_state", f"C={c['states_per_config']} m={c['configs']}", q, c[q])
+    review = review_cases()
+    for r in review:
+        print(f"review: {r['case']}: {r['seconds']:.2f} s", flush=True)
+        record("review_cases", r["case"], "seconds", r["seconds"])
+    guards = guard_calibration()
+    for g in guards:
+        print(f"guard: {g['guard']} ({g['case']}): {g['seconds']:.2f} s", flush=True)
+        for q in ("limit", "estimated_s", "seconds"):
+            record("guards", f"{g['guard']}: {g['case']}", q, g[q])
+    rng = np.random.default_rng(SEED)
+    sample = fes_sample(rng, False) + fes_sample(rng, True)
+    with open(RESULTS / "benchmark_fes_sample.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(sample[0]))
+        writer.writeheader()
+        writer.writerows({k: f"{v:.10g}" if isinstance(v, float) else v for k, v in r.items()}
+                         for r in sample)
+    distribution = fes_distribution(sample)
+    for d in distribution:
+        case = f"{'with' if d['overhead'] else 'without'} overhead, {d['band']}"
+        print(f"fes sample: {case}: R median {d['err_R_median']:.2%} p95 {d['err_R_p95']:.2%} "
+              f"max {d['err_R_max']:.2%}; X max {d['err_X_max']:.2%}", flush=True)
+        for q, v in d.items():
+            if q not in ("overhead", "band"):
+                record("fes_error_distribution", case, q, v)
     pool = bench_thread_pool()
     for p in pool:
         case = (f"K={p['clients']} B={p['capacity']} T={p['threads']} "
@@ -334,7 +623,7 @@ def main() -> None:
         writer = csv.DictWriter(fh, fieldnames=["section", "case", "quantity", "value"])
         writer.writeheader()
         writer.writerows(rows)
-    summary = markdown(info, grid, extremes, pool, large)
+    summary = markdown(info, grid, extremes, pool, large, costs, review, guards, distribution)
     (RESULTS / "benchmark_models.md").write_text(summary, encoding="utf-8")
     print()
     print(summary)

@@ -231,7 +231,8 @@ def test_summary_and_goodness_of_fit_tables(truth):
     ({"response_time": [0.2, 0.3, 0.4], "utilization": [0.1, 0.2, 40.0]},
      r"utilization .* <= 1"),
     ({"response_time": [0.2, 0.3, 0.4], "intervals": "wald"}, "intervals must be one of"),
-    ({"response_time": [0.2, 0.3, 0.4], "fixed": {"speed": 1.0}}, "fixed names unknown"),
+    ({"response_time": [0.2, 0.3, 0.4], "fixed": {"speed": 1.0}},
+     "fixed must name only parameters among"),
 ])
 def test_fit_mm1bk_rejects_bad_inputs(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -105,7 +105,7 @@ def test_predict_returns_the_model_at_new_settings():
     ({"fixed": {"cpu_time": 0.1}, "free": ("cpu_time", "think_time")},
      "cannot be both free and fixed"),
     ({"free": ("cpu_time", "think_time")}, "wait_time must be fitted"),
-    ({"free": ("cpu", "think_time")}, "free names unknown parameter"),
+    ({"free": ("cpu", "think_time")}, "free must name only parameters among"),
     ({"capacity": 2.5}, "capacity must be"),
     ({"method": "mva"}, "method must be one of"),
     ({"clients": [5, 5, 5], "threads": [2, 2, 2]}, "must not both be all equal"),

@@ -11,9 +11,13 @@ over independent replications, and every metric comes with a Student-t confidenc
   CPU demand on one processor-sharing CPU, then an exponential wait without CPU (I/O, database),
   then frees its thread for the oldest waiting request.
 
-All times (``service_time``, ``think_time``, ``horizon``, ...) share one unit, e.g. seconds.
-Each replication runs from an empty system with every client thinking, discards the warm-up
-``[0, warmup)`` and measures over ``[warmup, horizon)``.
+All times (``service_time``, ``think_time``, ``horizon``, ...) share one unit, e.g. seconds;
+the model's times lie in the range the analytic models accept (:data:`TIME_RANGE`). Each
+replication runs from an empty system with every client thinking, discards the warm-up
+``[0, warmup)`` and measures over ``[warmup, horizon)``. A simulation takes as long as its
+horizon asks: its time is estimated first (the analytic model's request rate times the horizon
+and the replications, at about 10 to 20 us per request, plus 20 us per client and replication)
+and a call above :data:`MAX_SECONDS` is refused, naming the way out.
 
 >>> r = simulate_mm1bk(10, 50, 0.14, 4.0, replications=3, horizon=300.0, warmup=50.0)
 >>> sorted(r.estimate) == sorted(MM1BK_METRICS)
@@ -33,11 +37,15 @@ import pandas as pd
 import simpy
 from scipy import stats
 
-from ._validation import as_nonnegative, as_positive, as_scalar_integer
+from ._validation import as_nonnegative, as_positive, as_scalar_integer, as_time
+from .models import mm1bk, thread_pool
+from .models.mm1bk import TIME_RANGE
 
 __all__ = [
     "MM1BK_METRICS",
     "THREAD_POOL_METRICS",
+    "MAX_SECONDS",
+    "TIME_RANGE",
     "SimulationResult",
     "simulate_mm1bk",
     "simulate_thread_pool",
@@ -61,6 +69,11 @@ ROUNDING = 1e-9
 DEFAULT_HORIZON = 2_000.0
 DEFAULT_WARMUP = 200.0
 DEFAULT_REPLICATIONS = 10
+#: Largest estimated time of one call (seconds on a 2-core machine).
+MAX_SECONDS = 120.0
+# Measured costs (seconds, 2 cores): per request sent, per client and replication.
+_PER_REQUEST = {"mm1bk": 8e-6, "thread_pool": 2e-5}
+_PER_CLIENT = 2e-5
 
 
 # --------------------------------------------------------------------------- result
@@ -166,6 +179,25 @@ def _positive(value: object, name: str) -> float:
 
 def _nonnegative(value: object, name: str) -> float:
     return _scalar(as_nonnegative(value, name), name, "a finite number >= 0")
+
+
+def _time(value: object, name: str, zero: bool = False) -> float:
+    return _scalar(as_time(value, name, TIME_RANGE, zero=zero), name, "a number in range")
+
+
+def _check_work(model: str, clients: int, replications: int, horizon: float,
+                rate: Callable[[], float]) -> None:
+    """Refuse a call whose estimated time exceeds MAX_SECONDS (``rate`` gives the analytic
+    model's requests sent per unit time; it is asked only once the clients alone fit)."""
+    seconds = replications * clients * _PER_CLIENT
+    if seconds <= MAX_SECONDS:
+        seconds += replications * horizon * rate() * _PER_REQUEST[model]
+    if seconds > MAX_SECONDS:
+        raise ValueError(
+            f"horizon, replications and clients must keep the simulation within "
+            f"MAX_SECONDS = {MAX_SECONDS:g} s; these ask for about {seconds:.3g} s (fewer "
+            f"replications, a shorter horizon or fewer clients)"
+        )
 
 
 def _scalar(values: np.ndarray, name: str, allowed: str) -> float:
@@ -370,6 +402,15 @@ def _replicate(
         replication(**model, warmup=warmup, horizon=horizon, rng=rng).run(horizon)
         for rng in _replication_streams(seed, replications)
     ]
+    for i, run in enumerate(runs):
+        undefined = [name for name in metrics if not math.isfinite(run[name])]
+        if undefined:
+            raise ValueError(
+                f"horizon must leave a measurement window (horizon - warmup = "
+                f"{horizon - warmup:g}) long enough for every metric: in replication {i + 1} of "
+                f"{replications} nothing was counted for {', '.join(undefined)}; use a longer "
+                "horizon"
+            )
     parameters = {**model, "horizon": horizon, "warmup": warmup, "seed": seed}
     return _summarize(name, parameters, metrics, runs)
 
@@ -415,9 +456,11 @@ def simulate_mm1bk(
     """
     clients = as_scalar_integer(clients, "clients")
     capacity = as_scalar_integer(capacity, "capacity")
-    service_time = _positive(service_time, "service_time")
-    think_time = _positive(think_time, "think_time")
+    service_time = _time(service_time, "service_time")
+    think_time = _time(think_time, "think_time")
     horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
+    _check_work("mm1bk", clients, replications, horizon, lambda: float(
+        mm1bk(clients, capacity, service_time, think_time).attempt_rate))
     model = {
         "clients": clients,
         "capacity": capacity,
@@ -557,11 +600,11 @@ def simulate_thread_pool(
     clients = as_scalar_integer(clients, "clients")
     capacity = as_scalar_integer(capacity, "capacity")
     threads = as_scalar_integer(threads, "threads")
-    cpu_time = _nonnegative(cpu_time, "cpu_time")
-    wait_time = _nonnegative(wait_time, "wait_time")
+    cpu_time = _time(cpu_time, "cpu_time", zero=True)
+    wait_time = _time(wait_time, "wait_time", zero=True)
     if cpu_time == 0 and wait_time == 0:
         raise ValueError("cpu_time and wait_time must not both be 0: a request needs some time")
-    think_time = _positive(think_time, "think_time")
+    think_time = _time(think_time, "think_time")
     thread_overhead = _nonnegative(thread_overhead, "thread_overhead")
     pool_overhead = _nonnegative(pool_overhead, "pool_overhead")
     if not (processor_sharing is None or isinstance(processor_sharing, bool)):
@@ -571,6 +614,11 @@ def simulate_thread_pool(
     if processor_sharing is False and (thread_overhead > 0 or pool_overhead > 0):
         raise ValueError("processor_sharing=False (FCFS CPU) is valid only with zero overhead")
     horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
+    # the analytic model gives the request rate (and checks the overhead's range)
+    _check_work("thread_pool", clients, replications, horizon, lambda: float(thread_pool(
+        clients, capacity, threads, cpu_time, wait_time, think_time,
+        thread_overhead=thread_overhead, pool_overhead=pool_overhead, method="fes"
+    ).attempt_rate))
     if processor_sharing is None:
         processor_sharing = thread_overhead > 0 or pool_overhead > 0
     model = {

@@ -106,3 +106,20 @@ def test_stored_fits_refuse_bad_lookups_and_tables(stored):
         fitting.StoredFits(stored.drop(columns="high"))
     with pytest.raises(ValueError, match="repeats a"):
         fitting.StoredFits(pd.concat([stored, stored.iloc[:1]]))
+
+
+def test_coverage_share_reads_one_row_and_refuses_an_ambiguous_one():
+    coverage = pd.DataFrame({"label": ["after", "after"], "design": ["d", "d"],
+                             "intervals": ["profile", "bootstrap"],
+                             "parameter": ["S", "S"], "coverage": [0.915, 0.94]})
+    assert fitting.coverage_share(coverage, "after", "d", "bootstrap", "S") == 0.94
+    with pytest.raises(ValueError, match="0 rows"):
+        fitting.coverage_share(coverage, "before", "d", "profile", "S")
+    with pytest.raises(ValueError, match="2 rows"):
+        fitting.coverage_share(pd.concat([coverage, coverage]), "after", "d", "profile", "S")
+
+
+def test_share_range_in_percent():
+    assert fitting.share_range([0.915, 0.93, 0.92]) == "91.5 to 93.0 %"
+    with pytest.raises(ValueError, match="at least one"):
+        fitting.share_range([])

@@ -107,3 +107,14 @@ def test_at_needs_exactly_one_row():
     frame = tpm.sweep([10, 20], [50], [5], cpu_time=CPU, wait_time=WAIT, think_time=Z)
     with pytest.raises(ValueError, match="0 rows have"):
         tpm.at(frame, 30, 50, 5, "throughput")
+
+
+def test_error_spread_gives_the_quantiles_of_both_errors():
+    frame = pd.DataFrame({"abs_R": [0.0, 0.01, 0.02, 0.03, 0.10],
+                          "abs_X": [0.0, 0.0, 0.0, 0.0, 0.02]})
+    spread = tpm.error_spread(frame)
+    assert spread["configurations"] == 5
+    assert spread["R: median"] == "2.00%" and spread["R: max"] == "10.00%"
+    assert spread["X: max"] == "2.00%"
+    with pytest.raises(ValueError, match="at least one"):
+        tpm.error_spread(frame.iloc[:0])

@@ -53,7 +53,8 @@ def finite_source_metrics(p, clients, capacity, think_time, departure_rates, cpu
         thinking = mp.fsum((K - n) * p[n] for n in range(n_states))
         full = p[capacity] if capacity <= clients else mp.mpf(0)
         lost = (K - capacity) * full if capacity <= clients else mp.mpf(0)
-        busy = 1 - p[0] if cpu_busy is None else mp.fsum(
+        # the busy probability summed over the busy states: 1 - p_0 would cancel below 1e-50
+        busy = mp.fsum(p[1:]) if cpu_busy is None else mp.fsum(
             p[n] * cpu_busy[n] for n in range(n_states)
         )
         return {

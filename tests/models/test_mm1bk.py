@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
-
 import mpmath as mp
 import numpy as np
 import pytest
 from reference import FINITE_SOURCE_METRICS, mm1bk_equations, mm1bk_incomplete_gamma
 
 from queuelab import MM1BKResult, mm1bk
-from queuelab.models.mm1bk import (
-    _summary_by_recursion,
-    _summary_from_distribution,
-    mm1bk_probabilities,
-)
+from queuelab.models import birth_death
+from queuelab.models.mm1bk import mm1bk_probabilities
 
 # (clients, capacity, service_time, think_time): small and mid sizes, B below, at and above K,
 # light and heavy load
@@ -30,7 +25,7 @@ CASES = [
     (250, 120, 0.05, 3.0),
     (400, 400, 0.2, 1.0),
     (5, 1000, 2.0, 0.001),
-    # light load over many states: the recursion's sums pass 2**512 and are rescaled
+    # light load over many states: t_k / t_0 reaches 1e2400, far beyond the float range
     (400, 400, 1e-6, 1.0),
     (300, 250, 1e-4, 50.0),
 ]
@@ -55,17 +50,17 @@ def test_equations_3_to_5_agree_with_mpmath(case):
         assert _close(got, want, 1e-12) or (float(want) < 1e-300 and got < 1e-290)
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_both_code_paths_agree_with_mpmath(case):
-    """The recursion across configurations and the log-space path give the same numbers."""
-    K, B, S, Z = case
-    args = (np.array([K]), np.array([min(K, B)]), np.array([Z / S]))
-    ref = mm1bk_equations(*case)
-    for summary in (_summary_by_recursion(*args), _summary_from_distribution(*args)):
-        assert _close(summary["p0"][0], ref["p0"], 1e-12)
-        assert _close(summary["busy"][0], ref["utilization"], 1e-12)
-        assert _close(summary["mean"][0], ref["mean_in_system"], 1e-12)
-        assert _close(summary["last"][0], ref["probabilities"][-1], 1e-12)
+@pytest.mark.parametrize("steps", [1, 10**9], ids=["state by state", "chunks"])
+def test_both_ways_of_cutting_the_work_agree_with_mpmath(monkeypatch, steps):
+    """State by state across configurations, or chunks of states per configuration."""
+    monkeypatch.setattr(birth_death, "_STEP_ROWS", steps)
+    monkeypatch.setattr(birth_death, "_CHUNK_ELEMENTS", 7)
+    K, B, S, Z = (np.array(column) for column in zip(*CASES, strict=True))
+    batch = mm1bk(K, B, S, Z)
+    for i, case in enumerate(CASES):
+        ref = mm1bk_equations(*case)
+        for name in FINITE_SOURCE_METRICS:
+            assert _close(float(getattr(batch, name)[i]), ref[name], 1e-12), (case, name)
 
 
 def test_the_batch_paths_agree_on_a_grid():
@@ -232,14 +227,17 @@ def test_too_many_configurations_are_refused():
         mm1bk(np.ones((4000, 1), dtype=int), np.ones(4000, dtype=int), 0.14, 4.0)
 
 
-def test_chunks_give_the_same_numbers(monkeypatch):
-    """Solving in several sorted chunks changes nothing."""
-    module = importlib.import_module("queuelab.models.mm1bk")  # the function shadows it
+@pytest.mark.parametrize("rows, steps, elements", [(1500, 1, 64), (7, 10**9, 3),
+                                                    (1100, 200, 1 << 12)])
+def test_how_the_work_is_cut_changes_no_bit(monkeypatch, rows, steps, elements):
+    """Blocks of configurations, steps across them or chunks of states: the same bits."""
     rng = np.random.default_rng(11)
-    K, B = rng.integers(1, 80, 5000), rng.integers(1, 80, 5000)
-    whole = mm1bk(K, B, 0.14, 4.0)
-    monkeypatch.setattr(module, "_CHUNK_CONFIGS", 1500)
-    monkeypatch.setattr(module, "_BLOCK_CONFIGS", 1100)
-    chunked = mm1bk(K, B, 0.14, 4.0)
+    K, B = rng.integers(1, 300, 5000), rng.integers(1, 300, 5000)
+    S, Z = rng.uniform(0.01, 1.0, 5000), rng.uniform(0.1, 10.0, 5000)
+    whole = mm1bk(K, B, S, Z)
+    monkeypatch.setattr(birth_death, "_BLOCK_ROWS", rows)
+    monkeypatch.setattr(birth_death, "_STEP_ROWS", steps)
+    monkeypatch.setattr(birth_death, "_CHUNK_ELEMENTS", elements)
+    cut = mm1bk(K, B, S, Z)
     for name in FINITE_SOURCE_METRICS:
-        np.testing.assert_allclose(getattr(chunked, name), getattr(whole, name), rtol=1e-13)
+        np.testing.assert_array_equal(getattr(cut, name), getattr(whole, name))

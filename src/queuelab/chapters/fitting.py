@@ -13,7 +13,7 @@ fit is a table with one row per case and parameter (``case``, ``parameter``, ``e
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -21,7 +21,7 @@ import pandas as pd
 from .text import significant, with_interval
 
 __all__ = ["interval_of", "fitted_text", "fit_triple", "noise_text", "parameter_text",
-           "StoredFits"]
+           "StoredFits", "coverage_share", "share_range"]
 
 #: An estimate within this relative distance of the lower end of an interval open below sits
 #: at the parameter's lower limit.
@@ -118,3 +118,23 @@ class StoredFits:
         """The estimates of fit ``case`` (of the parameters ``names``), by parameter."""
         rows = self._rows(case)
         return {p: self.value(case, p) for p in (names if names is not None else rows.index)}
+
+
+def coverage_share(coverage: pd.DataFrame, label: str, design: str, intervals: str,
+                   parameter: str) -> float:
+    """The measured coverage of one interval in the coverage study (``results/coverage_study``):
+    the share of seeds whose interval held the true value."""
+    row = coverage[(coverage["label"] == label) & (coverage["design"] == design)
+                   & (coverage["intervals"] == intervals) & (coverage["parameter"] == parameter)]
+    if len(row) != 1:
+        raise ValueError(f"the coverage study has {len(row)} rows for {label!r}, {design!r}, "
+                         f"{intervals!r}, {parameter!r}; expected one")
+    return float(row["coverage"].iloc[0])
+
+
+def share_range(values: Sequence[float]) -> str:
+    """``"91.5 to 93.0 %"``: the range of shares, in percent with one decimal."""
+    values = list(values)
+    if not values:
+        raise ValueError("share_range needs at least one value")
+    return f"{100 * min(values):.1f} to {100 * max(values):.1f} %"

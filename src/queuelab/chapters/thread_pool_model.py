@@ -23,7 +23,7 @@ from ..models import thread_pool
 from ..tables import value_at
 
 __all__ = ["stated_source", "fes_gap", "benchmark_section", "validation_setting",
-           "validation_coverage", "fes_distance", "sweep", "at"]
+           "validation_coverage", "fes_distance", "sweep", "at", "error_spread"]
 
 #: The quantities :func:`fes_gap` compares.
 GAP_QUANTITIES = ("throughput", "response_time", "mean_in_system")
@@ -125,3 +125,15 @@ def at(frame: pd.DataFrame, clients: int, capacity: int, threads: int, name: str
     """One value of a :func:`sweep`: ``name`` at ``clients`` clients, queue ``capacity`` and
     ``threads`` threads."""
     return value_at(frame, name, clients=clients, capacity=capacity, threads=threads)
+
+
+def error_spread(frame: pd.DataFrame) -> dict[str, object]:
+    """How far the flow-equivalent server is off in a group of sampled configurations: their
+    number, and the median, 95th percentile and maximum of the absolute relative error of R
+    (column ``abs_R``) and X (``abs_X``), as percentages."""
+    if frame.empty:
+        raise ValueError("error_spread needs at least one configuration")
+    return {"configurations": len(frame),
+            **{f"{name}: {label}": f"{frame[column].quantile(q):.2%}"
+               for name, column in (("R", "abs_R"), ("X", "abs_X"))
+               for label, q in (("median", 0.5), ("95th pct.", 0.95), ("max", 1.0))}}

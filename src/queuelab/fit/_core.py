@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from .._validation import as_series, integer
+
 __all__ = ["Parameter", "Problem", "Fit", "fit_problem", "SCALES", "INTERVALS"]
 
 SCALES = ("log", "absolute")
@@ -265,7 +267,9 @@ class Fit:
     loglik, aic, aicc, bic : float
         Gaussian log-likelihood of the residuals on the fitting scale (each group with its
         maximum-likelihood variance) and the information criteria from it; ``aicc`` is ``nan``
-        when ``n - k - 1 <= 0``.
+        when ``n - k - 1 <= 0``. A fit that passes through every observation (a warning says
+        so) has an unbounded likelihood: ``loglik`` is ``inf``, the criteria ``-inf``, and
+        :func:`queuelab.fit.compare` refuses it.
     standard_errors : dict
         Jacobian-based (Wald) standard errors on the optimisation scale (log of the value for
         log parameters, so roughly a relative error).
@@ -360,7 +364,15 @@ class Fit:
 
 def information_criteria(residuals: Mapping[str, np.ndarray], p: int) -> dict[str, float]:
     """Gaussian log-likelihood (one maximum-likelihood variance per group), AIC, AICc and BIC
-    for ``p`` fitted parameters; ``k = p + number of groups``."""
+    for ``p`` fitted parameters; ``k = p + number of groups``. ``residuals`` maps each group to
+    its finite residuals; a group whose residuals are all 0 makes the likelihood unbounded
+    (``loglik = inf``, the criteria ``-inf``)."""
+    if not isinstance(residuals, Mapping) or not residuals:
+        raise ValueError(f"residuals must be a mapping of groups to residuals, got "
+                         f"{residuals!r}")
+    residuals = {g: as_series(r, f"residuals[{g!r}]", low=-math.inf, low_open=False)
+                 for g, r in residuals.items()}
+    p = integer(p, "p", low=0)
     n = int(sum(np.asarray(r).size for r in residuals.values()))
     k = p + len(residuals)
     loglik = 0.0
@@ -380,6 +392,231 @@ def information_criteria(residuals: Mapping[str, np.ndarray], p: int) -> dict[st
 def _covariance(jac: np.ndarray, s2: float) -> np.ndarray:
     jtj = jac.T @ jac
     return s2 * np.linalg.pinv(jtj, rcond=1e-13)
+
+
+# --------------------------------------------------------------------------- the steps of a fit
+
+
+@dataclass
+class _Optimum:
+    """The best fit and what every later step reads from it."""
+
+    x: np.ndarray  # free parameters, optimisation scale (snapped to a bound within a hair)
+    sigma: dict[str, float]  # noise level per group
+    jac: np.ndarray  # weighted Jacobian at x
+    values: dict[str, float]
+    fitted: dict[str, np.ndarray]
+    raw: dict[str, np.ndarray]  # observed - fitted, fitting scale
+    dof: int  # n - p - extra_k
+    wrss: float  # weighted residual sum of squares
+    s2: float  # its mean square, wrss / dof
+    exact: bool  # residuals at the level of rounding: no scatter to form intervals from
+    at_bound: list[bool]
+    result: optimize.OptimizeResult
+
+    @property
+    def interior(self) -> list[int]:
+        return [i for i, bound in enumerate(self.at_bound) if not bound]
+
+
+def _optimum(problem: Problem, starts: Sequence[np.ndarray], extra_k: int) -> _Optimum:
+    """Fit from the best start; an estimate within a hair of a bound is reported at the bound
+    (kappa = 0, not 1e-13)."""
+    xhat, sigma, res = _estimate(problem, starts)
+    lb, ub = problem.bounds()
+    span = ub - lb
+    xhat = np.where(xhat - lb <= 1e-9 * span, lb, np.where(ub - xhat <= 1e-9 * span, ub, xhat))
+    values = problem.values(xhat)
+    raw = problem.raw_residuals(values)
+    dof = problem.n - problem.p - extra_k
+    wrss = float(sum(np.sum((raw[g] / sigma[g]) ** 2) for g in problem.groups))
+    exact = all(math.sqrt(float(np.mean(raw[g] ** 2))) <= 1e-9 * max(1.0, math.sqrt(float(
+        np.mean(problem.transform(problem.observed[g]) ** 2)))) for g in problem.groups)
+    at_bound = [bool(xhat[i] - lb[i] <= 1e-6 * span[i] or ub[i] - xhat[i] <= 1e-6 * span[i])
+                for i in range(problem.p)]
+    return _Optimum(x=xhat, sigma=sigma, jac=np.asarray(res.jac, dtype=float), values=values,
+                    fitted=problem.fitted(values), raw=raw, dof=dof, wrss=wrss,
+                    s2=wrss / dof if dof > 0 else math.nan, exact=exact, at_bound=at_bound,
+                    result=res)
+
+
+def _wald(problem: Problem, opt: _Optimum) -> tuple[dict[str, float], pd.DataFrame]:
+    """Standard errors and correlation of the estimates inside their bounds, from the
+    Jacobian-based covariance (those at a bound are held)."""
+    names = list(problem.free)
+    se = {name: math.nan for name in names}
+    full = np.eye(problem.p)
+    interior = opt.interior
+    if interior and opt.dof > 0 and not opt.exact:
+        cov = _covariance(opt.jac[:, interior], opt.s2)
+        diag = np.sqrt(np.clip(np.diag(cov), 0, None))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c = cov / np.outer(diag, diag)
+        c[~np.isfinite(c)] = 0.0
+        np.fill_diagonal(c, 1.0)
+        full[np.ix_(interior, interior)] = c
+        for k, i in enumerate(interior):
+            se[names[i]] = float(diag[k])
+    return se, pd.DataFrame(full, index=names, columns=names)
+
+
+def _structure_warnings(problem: Problem, opt: _Optimum) -> tuple[list[str], list[str]]:
+    """Parameters the fitted values do not depend on and estimates at a bound:
+    (warnings, names not identified)."""
+    warnings: list[str] = []
+    unclear: list[str] = []
+    lb, ub = problem.bounds()
+    if problem.p:
+        norms = np.linalg.norm(opt.jac, axis=0)
+        for i, name in enumerate(problem.free):
+            if norms[i] <= 1e-10 * max(1.0, float(norms.max())):
+                unclear.append(name)
+                warnings.append(f"{name} does not change the fitted values at the estimate: "
+                                "the data say nothing about it")
+    for i, name in enumerate(problem.free):
+        if opt.at_bound[i]:
+            side = "lower" if opt.x[i] - lb[i] <= 1e-6 * (ub[i] - lb[i]) else "upper"
+            par = problem.by_name[name]
+            bound = par.low if side == "lower" else par.high
+            warnings.append(f"{name} is at its {side} bound ({bound:g})")
+    return warnings, unclear
+
+
+def _group_dof(problem: Problem, opt: _Optimum) -> dict[str, float]:
+    """The residual degrees of freedom of each group: its observations less the leverage
+    its rows carry (the hat matrix's diagonal), scaled so that the groups share ``dof``."""
+    interior = opt.interior
+    start, used = 0, {}
+    leverage = np.zeros(problem.n)
+    if interior:
+        jac = opt.jac[:, interior]
+        leverage = np.einsum("ij,jk,ik->i", jac, np.linalg.pinv(jac.T @ jac, rcond=1e-13), jac)
+    for g in problem.groups:
+        m = np.asarray(problem.observed[g]).size
+        used[g] = max(m - float(np.sum(leverage[start:start + m])), 0.0)
+        start += m
+    total = sum(used.values())
+    return {g: (d * opt.dof / total if total > 0 else 0.0) for g, d in used.items()}
+
+
+def _profile_dof(problem: Problem, opt: _Optimum, j: int, group_dof: Mapping[str, float]
+                 ) -> float:
+    """Welch-Satterthwaite degrees of freedom of free parameter ``j``:
+    ``(sum_g c_g)**2 / sum_g c_g**2 / nu_g``, where ``c_g`` is the part of the estimate's
+    variance that group g's rows contribute (``A J_g' J_g A``, ``A = (J' J)^-1``) and ``nu_g``
+    the group's degrees of freedom. With one measured quantity this is ``n - p``; with several,
+    each with its own estimated noise level, fewer."""
+    interior = opt.interior
+    if len(problem.groups) == 1 or j not in interior:
+        return float(opt.dof)
+    jac = opt.jac[:, interior]
+    column = np.linalg.pinv(jac.T @ jac, rcond=1e-13)[:, interior.index(j)]
+    start, parts, spread = 0, 0.0, 0.0
+    for g in problem.groups:
+        m = np.asarray(problem.observed[g]).size
+        c = float(np.sum((jac[start:start + m] @ column) ** 2))
+        start += m
+        parts += c
+        if c > 0:
+            spread += c**2 / max(group_dof[g], 1e-12)
+    return float(np.clip(parts**2 / spread, 1.0, opt.dof)) if spread > 0 else float(opt.dof)
+
+
+def _profile_intervals(problem: Problem, opt: _Optimum, se: Mapping[str, float],
+                       confidence: float):
+    """Profile-likelihood interval of each free parameter: where the best fit over the others
+    raises the weighted residual sum of squares by ``F(1, nu; confidence)`` times its mean
+    square, ``nu`` from :func:`_profile_dof`. Returns (intervals, open sides, thresholds)."""
+    group_dof = _group_dof(problem, opt)
+    intervals, open_sides, thresholds = {}, {}, {}
+    for j, name in enumerate(problem.free):
+        nu = _profile_dof(problem, opt, j, group_dof)
+        q = float(stats.f.ppf(confidence, 1, nu))
+        low, lo_open = _profile_side(problem, opt.x, j, -1, opt.sigma, opt.wrss, opt.s2, q,
+                                     se[name], opt.jac)
+        high, hi_open = _profile_side(problem, opt.x, j, +1, opt.sigma, opt.wrss, opt.s2, q,
+                                      se[name], opt.jac)
+        par = problem.by_name[name]
+        intervals[name] = (par.outer(low), par.outer(high))
+        open_sides[name] = (lo_open, hi_open)
+        thresholds[name] = {"dof": nu, "threshold": q}
+    return intervals, open_sides, thresholds
+
+
+def _bootstrap_intervals(problem: Problem, opt: _Optimum, se: Mapping[str, float],
+                         confidence: float, n_boot: int, seed: int):
+    """Studentized (bootstrap-t) intervals, symmetric on the optimisation scale:
+    ``x -/+ q se``, with ``q`` the ``confidence`` quantile of ``|x_b - x| / se_b`` over the
+    refits and ``se`` the fit's Wald error. Where the fit has no Wald error (an estimate at a
+    bound), the percentile interval of the refits. Returns (intervals, open sides, (estimates,
+    studentized), warnings)."""
+    boot, studentized = _bootstrap(problem, opt, _group_dof(problem, opt), n_boot, seed)
+    ok = np.all(np.isfinite(boot), axis=1)
+    notes = [] if ok.sum() == n_boot else [
+        f"{n_boot - int(ok.sum())} of {n_boot} bootstrap refits failed"]
+    alpha = 1 - confidence
+    lb, ub = problem.bounds()
+    intervals, open_sides = {}, {}
+    for j, name in enumerate(problem.free):
+        par = problem.by_name[name]
+        t = np.abs(studentized[ok, j])
+        t = t[np.isfinite(t)]
+        if np.isfinite(se[name]) and se[name] > 0 and t.size >= 10:
+            q = float(np.quantile(t, confidence))
+            lo, hi = opt.x[j] - q * se[name], opt.x[j] + q * se[name]
+        else:
+            lo, hi = np.quantile(boot[ok, j], [alpha / 2, 1 - alpha / 2])
+        lo, hi = max(float(lo), lb[j]), min(float(hi), ub[j])
+        intervals[name] = (par.outer(lo), par.outer(hi))
+        tol = 1e-6 * (ub[j] - lb[j])
+        open_sides[name] = (bool(lo - lb[j] <= tol), bool(ub[j] - hi <= tol))
+    return intervals, open_sides, (boot, studentized), notes
+
+
+def _interval_warnings(problem: Problem, opt: _Optimum, open_sides, se, corr: pd.DataFrame
+                       ) -> tuple[list[str], list[str], list[str]]:
+    """Intervals the data do not close and parameters that trade off:
+    (warnings, names not bounded, trade-offs)."""
+    warnings: list[str] = []
+    unclear: list[str] = []
+    poor = set()
+    for name, (lo_open, hi_open) in open_sides.items():
+        par = problem.by_name[name]
+        if lo_open and not par.log and par.low == 0 and not hi_open:
+            # a natural limit (an overhead or a USL coefficient of 0), not a failure to fit
+            warnings.append(f"the interval of {name} reaches its lower limit 0")
+            continue
+        if lo_open or hi_open:
+            sides = " and ".join(s for s, o in (("below", lo_open), ("above", hi_open)) if o)
+            unclear.append(name)
+            poor.add(name)
+            warnings.append(f"the data do not bound {name} {sides}: its interval runs to the "
+                            "bound of the search")
+    names = list(problem.free)
+    poor |= {nm for nm in names if np.isfinite(se[nm]) and se[nm] > POOR_SE
+             and problem.by_name[nm].log}
+    trade = []
+    for i in range(problem.p):
+        for j in range(i + 1, problem.p):
+            r = float(corr.iloc[i, j])
+            if abs(r) >= CORRELATION_LIMIT or (abs(r) >= CORRELATION_WEAK_LIMIT
+                                               and {names[i], names[j]} & poor):
+                trade.append(f"{names[i]} and {names[j]} (correlation {r:+.3f})")
+    if trade:
+        warnings.append("parameters trade off - the data cannot separate them well: "
+                        + "; ".join(trade))
+    return warnings, unclear, trade
+
+
+def _identifiability(trade: Sequence[str], unclear: Sequence[str]) -> str:
+    if not (trade or unclear):
+        return "all parameters identified"
+    parts = []
+    if trade:
+        parts.append("trade-offs between " + "; ".join(trade))
+    if unclear:
+        parts.append("not bounded by the data: " + ", ".join(dict.fromkeys(unclear)))
+    return "not identifiable from these data - " + "; ".join(parts)
 
 
 def _profile_side(problem: Problem, xhat: np.ndarray, j: int, sign: int, sigma, wrss_min: float,
@@ -447,28 +684,38 @@ def _profile_side(problem: Problem, xhat: np.ndarray, j: int, sign: int, sigma, 
     return float(previous), True
 
 
-def _bootstrap(problem: Problem, xhat: np.ndarray, sigma, n_boot: int, seed: int):
+def _bootstrap(problem: Problem, opt: _Optimum, group_dof: Mapping[str, float], n_boot: int,
+               seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Residual bootstrap: refit to fitted values plus residuals resampled within each group
-    (centred and inflated by sqrt(n / (n - p))). Returns an (n_boot, p) array of estimates on
-    the optimisation scale (rows of nan where a refit failed)."""
+    (centred and inflated by ``sqrt(n_g / nu_g)``, the group's observations over its degrees of
+    freedom), each refit estimating its own noise levels, as the fit did.
+
+    Returns two (n_boot, p) arrays on the optimisation scale (rows of nan where a refit failed):
+    the estimates, and their studentized distances from the fit, ``(x_b - x) / se_b`` with
+    ``se_b`` each refit's own Wald standard error."""
     rng = np.random.default_rng(seed)
-    values = problem.values(xhat)
-    fitted = problem.fitted(values)
-    res = problem.raw_residuals(values)
-    inflate = math.sqrt(problem.n / max(problem.n - problem.p, 1))
-    pools = {g: (res[g] - res[g].mean()) * inflate for g in problem.groups}
-    out = np.full((n_boot, problem.p), np.nan)
+    pools = {}
+    for g in problem.groups:
+        m = opt.raw[g].size
+        inflate = math.sqrt(m / group_dof[g]) if group_dof[g] > 0 else 1.0
+        pools[g] = (opt.raw[g] - opt.raw[g].mean()) * inflate
+    estimates = np.full((n_boot, problem.p), np.nan)
+    studentized = np.full((n_boot, problem.p), np.nan)
     for b in range(n_boot):
         observed = {}
         for g in problem.groups:
             draw = rng.choice(pools[g], size=pools[g].size, replace=True)
-            observed[g] = problem.untransform(problem.transform(fitted[g]) + draw)
+            observed[g] = problem.untransform(problem.transform(opt.fitted[g]) + draw)
         try:
-            x, _, _ = _estimate(problem, [xhat], observed, sigma)
+            x, _, res = _estimate(problem, [opt.x], observed)
         except (ValueError, FloatingPointError):  # pragma: no cover - kept as nan
             continue
-        out[b] = x
-    return out
+        estimates[b] = x
+        fun = np.asarray(res.fun)
+        cov = _covariance(np.asarray(res.jac), float(fun @ fun) / opt.dof)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            studentized[b] = (x - opt.x) / np.sqrt(np.clip(np.diag(cov), 0, None))
+    return estimates, studentized
 
 
 def fit_problem(problem: Problem, starts: Sequence[np.ndarray], *, model: str,
@@ -480,163 +727,62 @@ def fit_problem(problem: Problem, starts: Sequence[np.ndarray], *, model: str,
     build the :class:`Fit` with intervals, diagnostics and information criteria.
 
     ``extra_k`` adds parameters estimated outside this problem (a profiled capacity) to ``k``.
+    The steps: the optimum (:func:`_optimum`), Wald errors and correlations (:func:`_wald`),
+    structural warnings, intervals (:func:`_profile_intervals` or
+    :func:`_bootstrap_intervals`), their warnings, identifiability and information criteria.
     """
     if intervals not in INTERVALS:
         raise ValueError(f"intervals must be one of {INTERVALS}, got {intervals!r}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    xhat, sigma, res = _estimate(problem, starts)
-    # an estimate within a hair of a bound is reported at the bound (kappa = 0, not 1e-13)
-    lb, ub = problem.bounds()
-    span = ub - lb
-    xhat = np.where(xhat - lb <= 1e-9 * span, lb, np.where(ub - xhat <= 1e-9 * span, ub, xhat))
-    values = problem.values(xhat)
-    fitted = problem.fitted(values)
-    raw = problem.raw_residuals(values)
-    p = problem.p
-    n = problem.n
-    dof = n - p - extra_k
-    wrss = float(sum(np.sum((raw[g] / sigma[g]) ** 2) for g in problem.groups))
-    s2 = wrss / dof if dof > 0 else math.nan
-    jac = np.asarray(res.jac, dtype=float)
-    warnings: list[str] = []
-    trade: list[str] = []
-    unclear: list[str] = []
+    opt = _optimum(problem, starts, extra_k)
+    se, corr = _wald(problem, opt)
+    warnings, unclear = _structure_warnings(problem, opt)
     names = list(problem.free)
-    # residuals at the level of rounding: nothing left to estimate the scatter from
-    exact = all(math.sqrt(float(np.mean(raw[g] ** 2))) <= 1e-9 * max(1.0, math.sqrt(float(
-        np.mean(problem.transform(problem.observed[g]) ** 2)))) for g in problem.groups)
-
-    se = {name: math.nan for name in names}
-    corr = pd.DataFrame(np.eye(p), index=names, columns=names)
-    lb, ub = problem.bounds()
-    at_bound = [bool(xhat[i] - lb[i] <= 1e-6 * (ub[i] - lb[i])
-                     or ub[i] - xhat[i] <= 1e-6 * (ub[i] - lb[i])) for i in range(p)]
-    interior = [i for i in range(p) if not at_bound[i]]
-    if interior and dof > 0 and not exact:
-        # the covariance of the parameters inside their bounds (those at a bound are held)
-        cov = _covariance(jac[:, interior], s2)
-        diag = np.sqrt(np.clip(np.diag(cov), 0, None))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            c = cov / np.outer(diag, diag)
-        c[~np.isfinite(c)] = 0.0
-        np.fill_diagonal(c, 1.0)
-        full = np.eye(p)
-        full[np.ix_(interior, interior)] = c
-        corr = pd.DataFrame(full, index=names, columns=names)
-        for k, i in enumerate(interior):
-            se[names[i]] = float(diag[k])
-    if p:
-        # a Jacobian column of zeros, or columns that are (almost) multiples of each other
-        norms = np.linalg.norm(jac, axis=0)
-        for i, name in enumerate(names):
-            if norms[i] <= 1e-10 * max(1.0, float(norms.max())):
-                unclear.append(name)
-                warnings.append(f"{name} does not change the fitted values at the estimate: "
-                                "the data say nothing about it")
-    for i, name in enumerate(names):
-        span = ub[i] - lb[i]
-        if at_bound[i]:
-            side = "lower" if xhat[i] - lb[i] <= 1e-6 * span else "upper"
-            bound = problem.by_name[name].low if side == "lower" else problem.by_name[name].high
-            warnings.append(f"{name} is at its {side} bound ({bound:g})")
-
-    alpha = 1 - confidence
-    out_intervals: dict[str, tuple[float, float]] = {}
+    can = intervals != "none" and bool(names) and opt.dof > 0 and not opt.exact
+    if intervals != "none" and names and not can:
+        warnings.append("no residual degree of freedom: no interval can be formed"
+                        if opt.dof <= 0 else "the model passes through every observation: "
+                        "there is no residual scatter to form intervals from")
+    out_intervals = {name: (math.nan, math.nan) for name in names}
     open_sides: dict[str, tuple[bool, bool]] = {}
-    boot = None
-    if intervals != "none" and p:
-        if dof <= 0:
-            warnings.append("no residual degree of freedom: no interval can be formed")
-        elif exact:
-            warnings.append("the model passes through every observation: there is no residual "
-                            "scatter to form intervals from")
-    can = intervals != "none" and p and dof > 0 and not exact
+    details: dict[str, Any] = {"optimizer": {"status": int(opt.result.status),
+                                             "nfev": int(opt.result.nfev),
+                                             "message": str(opt.result.message)}}
     if can and intervals == "profile":
-        q = stats.f.ppf(confidence, 1, dof)
-        for j, name in enumerate(names):
-            low, lo_open = _profile_side(problem, xhat, j, -1, sigma, wrss, s2, q, se[name],
-                                         jac)
-            high, hi_open = _profile_side(problem, xhat, j, +1, sigma, wrss, s2, q, se[name],
-                                          jac)
-            par = problem.by_name[name]
-            out_intervals[name] = (par.outer(low), par.outer(high))
-            open_sides[name] = (lo_open, hi_open)
+        out_intervals, open_sides, details["profile"] = _profile_intervals(
+            problem, opt, se, confidence)
     elif can and intervals == "bootstrap":
-        boot = _bootstrap(problem, xhat, sigma, n_boot, seed)
-        ok = np.all(np.isfinite(boot), axis=1)
-        if ok.sum() < n_boot:
-            warnings.append(f"{n_boot - int(ok.sum())} of {n_boot} bootstrap refits failed")
-        for j, name in enumerate(names):
-            par = problem.by_name[name]
-            lo, hi = np.quantile(boot[ok, j], [alpha / 2, 1 - alpha / 2])
-            out_intervals[name] = (par.outer(float(lo)), par.outer(float(hi)))
-            blb, bub = problem.bounds()
-            tol = 1e-6 * (bub[j] - blb[j])
-            open_sides[name] = (bool(lo - blb[j] <= tol), bool(bub[j] - hi <= tol))
-    poor = set()
-    for name, (lo_open, hi_open) in open_sides.items():
-        par = problem.by_name[name]
-        if lo_open and not par.log and par.low == 0 and not hi_open:
-            # a natural limit (an overhead or a USL coefficient of 0), not a failure to fit
-            warnings.append(f"the interval of {name} reaches its lower limit 0")
-            continue
-        if lo_open or hi_open:
-            sides = " and ".join(s for s, o in (("below", lo_open), ("above", hi_open)) if o)
-            unclear.append(name)
-            poor.add(name)
-            warnings.append(f"the data do not bound {name} {sides}: its interval runs to the "
-                            "bound of the search")
-    poor |= {nm for nm in names if np.isfinite(se[nm]) and se[nm] > POOR_SE
-             and problem.by_name[nm].log}
-    for i in range(p):
-        for j in range(i + 1, p):
-            r = float(corr.iloc[i, j])
-            if abs(r) >= CORRELATION_LIMIT or (abs(r) >= CORRELATION_WEAK_LIMIT
-                                               and {names[i], names[j]} & poor):
-                trade.append(f"{names[i]} and {names[j]} (correlation {r:+.3f})")
-    if trade:
-        warnings.append("parameters trade off - the data cannot separate them well: "
-                        + "; ".join(trade))
-    if not can:
-        out_intervals = {name: (math.nan, math.nan) for name in names} if p else {}
-
-    crit = information_criteria(raw, p + extra_k)
-    if trade or unclear:
-        parts = []
-        if trade:
-            parts.append("trade-offs between " + "; ".join(trade))
-        if unclear:
-            parts.append("not bounded by the data: " + ", ".join(dict.fromkeys(unclear)))
-        identifiability = "not identifiable from these data - " + "; ".join(parts)
-    else:
-        identifiability = "all parameters identified"
-    details: dict[str, Any] = {"optimizer": {"status": int(res.status), "nfev": int(res.nfev),
-                                             "message": str(res.message)}}
-    if boot is not None:
+        out_intervals, open_sides, (boot, studentized), notes = _bootstrap_intervals(
+            problem, opt, se, confidence, n_boot, seed)
+        warnings += notes
         details["bootstrap"] = pd.DataFrame(
             [[problem.by_name[nm].outer(v) if np.isfinite(v) else math.nan
               for nm, v in zip(names, row, strict=True)] for row in boot], columns=names)
+        details["bootstrap_studentized"] = pd.DataFrame(studentized, columns=names)
+    more, not_bounded, trade = _interval_warnings(problem, opt, open_sides, se, corr)
+    warnings += more
+    crit = information_criteria(opt.raw, problem.p + extra_k)
     return fit_class(
         model=model,
-        estimates={nm: values[nm] for nm in problem.by_name if nm in values},
+        estimates={nm: opt.values[nm] for nm in problem.by_name if nm in opt.values},
         free=tuple(names),
         fixed=dict(problem.fixed),
         intervals=out_intervals,
         interval_method=intervals,
         confidence=confidence,
         observed={g: np.asarray(problem.observed[g], float) for g in problem.groups},
-        fitted=fitted,
+        fitted=opt.fitted,
         cells={g: np.asarray(problem.cells[g]) for g in problem.groups},
         scale=problem.scale,
-        residuals=np.concatenate([raw[g] for g in problem.groups]),
-        noise=dict(sigma),
-        n=n, k=crit["k"], dof=dof,
+        residuals=np.concatenate([opt.raw[g] for g in problem.groups]),
+        noise=dict(opt.sigma),
+        n=problem.n, k=crit["k"], dof=opt.dof,
         loglik=crit["loglik"], aic=crit["aic"], aicc=crit["aicc"], bic=crit["bic"],
         standard_errors=se,
         correlation=corr,
         warnings=tuple(warnings),
-        identifiability=identifiability,
+        identifiability=_identifiability(trade, unclear + not_bounded),
         open_sides=open_sides,
         units=dict(units or {}),
         details=details,

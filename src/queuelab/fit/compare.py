@@ -27,6 +27,8 @@ def leave_one_out(fit: Fit) -> pd.DataFrame:
     model refitted without that cell) and ``error`` (observed - predicted, fitting scale).
 
     Costs one refit per cell (without intervals)."""
+    if not isinstance(fit, Fit):
+        raise ValueError(f"fit must be a queuelab.fit fit, got {fit!r}")
     if fit._train_and_predict is None:
         raise ValueError("this fit cannot be refitted (it was not made by a queuelab.fit "
                          "fitter)")
@@ -65,8 +67,14 @@ def compare(fits: Mapping[str, Fit], *, loo: bool = False) -> pd.DataFrame:
     weights exp(-delta / 2), normalised), and with ``loo=True`` the leave-one-out RMSE per
     quantity (``loo_rmse_<quantity>``).
     """
-    if len(fits) < 2:
-        raise ValueError("compare needs at least two fits")
+    if not isinstance(fits, Mapping) or len(fits) < 2:
+        raise ValueError(f"fits must be a mapping of at least two labels to fits, got {fits!r}")
+    for label, f in fits.items():
+        if not isinstance(f, Fit):
+            raise ValueError(f"fits must map labels to queuelab.fit fits; {label!r} is {f!r}")
+        if not math.isfinite(f.loglik):
+            raise ValueError(f"fits must leave residual scatter: {label!r} passes through every "
+                             "observation, so its likelihood and AIC are unbounded")
     items = list(fits.items())
     _, first = items[0]
     for label, f in items[1:]:

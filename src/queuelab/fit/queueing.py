@@ -15,18 +15,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._validation import (
+    as_choice,
+    as_flag,
+    integer,
+    not_all_equal,
+    same_length,
+)
 from ..models import mm1bk, thread_pool
-from . import _checks
-from ._core import INTERVALS, SCALES, Fit, Parameter, Problem, fit_problem
+from ..models.mm1bk import TIME_RANGE
+from ..models.thread_pool import _check_overhead, estimated_seconds
+from . import _inputs
+from ._core import Fit, Parameter, Problem, _estimate, fit_problem, information_criteria
 
 __all__ = ["MM1BKFit", "ThreadPoolFit", "fit_mm1bk", "fit_thread_pool",
-           "MM1BK_PARAMETERS", "THREAD_POOL_PARAMETERS"]
+           "MM1BK_PARAMETERS", "THREAD_POOL_PARAMETERS", "MAX_FIT_STATES",
+           "MAX_PROFILED_CAPACITIES", "MAX_EVALUATION_SECONDS"]
 
 #: Parameters of :func:`fit_mm1bk` with their default search bounds (seconds).
 MM1BK_PARAMETERS = (
@@ -43,77 +54,35 @@ THREAD_POOL_PARAMETERS = (
     Parameter("thread_overhead", 0.0, 1.0, log=False),
     Parameter("pool_overhead", 0.0, 0.1, log=False),
 )
-_GROUPS = ("response_time", "throughput", "utilization")
+#: Largest ``sum (min(B, K) + 1)`` of one M/M/1/B/K evaluation in :func:`fit_mm1bk` (a fit
+#: takes hundreds of evaluations, its intervals thousands; 10**5 states take about 1 ms).
+MAX_FIT_STATES = 10**5
+#: Largest number of capacities profiled by :func:`fit_mm1bk` (one fit each, 10-50 ms).
+MAX_PROFILED_CAPACITIES = 1000
+#: Largest estimated time of one model evaluation in :func:`fit_thread_pool` (by
+#: :func:`queuelab.thread_pool`'s own cost estimate; a fit takes hundreds).
+MAX_EVALUATION_SECONDS = 0.05
+
+_TIMES = TIME_RANGE
+_MM1BK_DOMAIN = {"service_time": (*_TIMES, False), "think_time": (*_TIMES, False)}
+_THREAD_POOL_DOMAIN = {"cpu_time": (*_TIMES, True), "wait_time": (*_TIMES, True),
+                       "think_time": (*_TIMES, False), "thread_overhead": (0.0, math.inf, False),
+                       "pool_overhead": (0.0, math.inf, False)}
 
 
-def _with_bounds(parameters, bounds: Mapping[str, tuple[float, float]] | None):
-    names = [p.name for p in parameters]
-    bounds = dict(bounds or {})
-    unknown = sorted(set(bounds) - set(names))
-    if unknown:
-        raise ValueError(f"bounds names unknown parameter(s) {unknown}; parameters: {names}")
-    out = []
-    for p in parameters:
-        if p.name in bounds:
-            low, high = (float(v) for v in bounds[p.name])
-            out.append(Parameter(p.name, low, high, p.log, p.unit))
-        else:
-            out.append(p)
-    return tuple(out)
+@dataclass(frozen=True)
+class _Common:
+    """The arguments every fitter shares, checked."""
+
+    intervals: str
+    scale: str
+    confidence: float
+    n_boot: int
+    seed: int
 
 
-def _observations(response_time, throughput, utilization, size_name: str,
-                  sizes: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    observed = {}
-    if response_time is not None:
-        observed["response_time"] = _checks.series(response_time, "response_time")
-    if throughput is not None:
-        observed["throughput"] = _checks.series(throughput, "throughput")
-    if utilization is not None:
-        observed["utilization"] = _checks.series(
-            utilization, "utilization (a fraction, not percent)", high=1.0)
-    if "response_time" not in observed and "throughput" not in observed:
-        raise ValueError("give response_time or throughput (or both): at least one measured "
-                         "performance series is needed")
-    _checks.same_length(size_name, {**sizes, **observed})
-    for name, arr in observed.items():
-        _checks.not_all_equal(arr, name, "a constant series cannot be told from noise")
-    return observed
-
-
-def _free_and_fixed(names: tuple[str, ...], free, fixed, defaults: Mapping[str, float]):
-    fixed = {k: float(v) for k, v in dict(fixed or {}).items()}
-    unknown = sorted(set(fixed) - set(names))
-    if unknown:
-        raise ValueError(f"fixed names unknown parameter(s) {unknown}; parameters: {list(names)}")
-    if free is None:
-        free = tuple(n for n in names if n not in fixed)
-    free = tuple(free)
-    bad = [n for n in free if n not in names]
-    if bad:
-        raise ValueError(f"free names unknown parameter(s) {bad}; parameters: {list(names)}")
-    both = sorted(set(free) & set(fixed))
-    if both:
-        raise ValueError(f"parameter(s) {both} cannot be both free and fixed")
-    if not free:
-        raise ValueError("at least one parameter must be free")
-    for n in names:
-        if n not in free and n not in fixed:
-            if n not in defaults:
-                raise ValueError(f"{n} must be fitted (in free) or given a value in fixed")
-            fixed[n] = defaults[n]
-    return tuple(n for n in names if n in free), fixed
-
-
-def _interval_args(intervals, scale, confidence, n_boot, seed):
-    _checks.choice(intervals, "intervals", INTERVALS)
-    _checks.choice(scale, "scale", SCALES)
-    if not isinstance(confidence, float | int) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 20:
-        raise ValueError(f"n_boot must be an integer >= 20, got {n_boot!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+def _common(intervals, scale, confidence, n_boot, seed) -> _Common:
+    return _Common(*_inputs.interval_args(intervals, scale, confidence, n_boot, seed))
 
 
 # --------------------------------------------------------------------------- M/M/1/B/K
@@ -144,42 +113,110 @@ class MM1BKFit(Fit):
         """The interval of one fitted parameter (``service_time``, ``think_time``,
         ``capacity``)."""
         if name not in self.intervals:
-            raise ValueError(f"{name!r} was not fitted; fitted: {sorted(self.intervals)}")
+            raise ValueError(f"name must be one of the fitted parameters {sorted(self.intervals)},"
+                             f" got {name!r}")
         return self.intervals[name]
 
     def predict(self, clients: Any, capacity: Any = None) -> pd.DataFrame:
         """The fitted model at ``clients`` (and ``capacity``, default the fitted one): a table
         of ``clients``, ``capacity``, ``response_time``, ``throughput``, ``utilization``,
         ``rejection_probability``."""
-        ks = _checks.series(clients, "clients", low=1, low_open=False, integer=True)
+        ks = _inputs.counts(clients, "clients")
         cap = self.capacity if capacity is None else capacity
         if capacity is None and np.ndim(cap):
             if not np.all(cap == cap[0]):
                 raise ValueError("capacity must be given to predict when the fit had several "
                                  "capacities")
             cap = int(cap[0])
-        bs = np.broadcast_to(np.asarray(cap), ks.shape)
-        res = mm1bk(ks.astype(int), bs.astype(int), self.service_time, self.think_time)
-        return pd.DataFrame({"clients": ks.astype(int), "capacity": bs.astype(int),
+        bs = _inputs.counts(cap, "capacity", ks.size)
+        same_length("clients", {"clients": ks, "capacity": bs})
+        res = mm1bk(ks, bs, self.service_time, self.think_time)
+        return pd.DataFrame({"clients": ks, "capacity": bs,
                              "response_time": np.atleast_1d(res.response_time),
                              "throughput": np.atleast_1d(res.throughput),
                              "utilization": np.atleast_1d(res.utilization),
                              "rejection_probability": np.atleast_1d(res.rejection_probability)})
 
 
-def _mm1bk_problem(K, B, observed, fixed, free, parameters, scale) -> Problem:
+@dataclass(frozen=True)
+class _MM1BKData:
+    """The checked inputs of :func:`fit_mm1bk`."""
+
+    K: np.ndarray
+    B: np.ndarray | None  # None: the capacity is fitted
+    candidates: np.ndarray | None  # capacities profiled
+    observed: dict[str, np.ndarray]
+    free: tuple[str, ...]
+    fixed: dict[str, float]
+    initial: dict[str, float]
+    parameters: tuple[Parameter, ...]
+
+
+def _mm1bk_data(clients, capacity, response_time, throughput, utilization, fixed, initial,
+                bounds, capacity_range) -> _MM1BKData:
+    K = _inputs.counts(clients, "clients")
+    observed = _inputs.observations(response_time, throughput, utilization, "clients",
+                                    {"clients": K})
+    not_all_equal(K, "clients", "the load must vary to separate service and think time")
+    names = tuple(p.name for p in MM1BK_PARAMETERS)
+    free, fixed_values = _inputs.free_and_fixed(names, None, fixed, {}, _MM1BK_DOMAIN)
+    parameters = _inputs.with_bounds(MM1BK_PARAMETERS, bounds, _MM1BK_DOMAIN)
+    starts = _inputs.initial_values(initial, parameters)
+    _inputs.enough_observations(sum(a.size for a in observed.values()), free,
+                                extra=int(capacity is None))
+    if capacity is None:
+        candidates = _capacity_candidates(capacity_range, K)
+        B, widest = None, int(candidates[-1])
+    else:
+        B = _inputs.counts(capacity, "capacity", K.size)
+        same_length("clients", {"clients": K, "capacity": B})
+        candidates, widest = None, int(B.max())
+    states = int(np.sum(np.minimum(K, widest) + 1))
+    if states > MAX_FIT_STATES:
+        raise ValueError(
+            f"clients and capacity must keep one model evaluation within MAX_FIT_STATES = "
+            f"{MAX_FIT_STATES} states (sum of min(capacity, clients) + 1), got {states}: fit "
+            "fewer or smaller configurations")
+    return _MM1BKData(K, B, candidates, observed, free, fixed_values, starts, parameters)
+
+
+def _capacity_candidates(capacity_range: Any, K: np.ndarray) -> np.ndarray:
+    """The capacities profiled: ``capacity_range`` (default ``1 .. max(clients)``), cut at
+    ``max(clients)`` (every larger capacity gives the same model)."""
+    if capacity_range is None:
+        low, high = 1, int(K.max())
+    else:
+        if isinstance(capacity_range, str | bytes) or np.ndim(capacity_range) != 1 \
+                or len(capacity_range) != 2:
+            raise ValueError(f"capacity_range must be (low, high) integers with 1 <= low < "
+                             f"high, got {capacity_range!r}")
+        low = integer(capacity_range[0], "capacity_range low", low=1)
+        high = integer(capacity_range[1], "capacity_range high", low=low + 1)
+        high = min(high, max(int(K.max()), low + 1))
+    if high - low + 1 > MAX_PROFILED_CAPACITIES:
+        raise ValueError(
+            f"capacity_range must span at most MAX_PROFILED_CAPACITIES = "
+            f"{MAX_PROFILED_CAPACITIES} capacities (one fit each), got {low} to {high}: give a "
+            "narrower capacity_range")
+    return np.arange(low, high + 1)
+
+
+def _mm1bk_problem(data: _MM1BKData, B: np.ndarray, scale: str) -> Problem:
+    K, observed = data.K, data.observed
     cells = {g: np.arange(K.size) for g in observed}
 
     def predict(values, ids):
         res = mm1bk(K[ids], B[ids], values["service_time"], values["think_time"])
         return {g: np.atleast_1d(getattr(res, g)) for g in observed}
 
-    return Problem(parameters, free, fixed, observed, cells, predict, scale, starts_solved=2)
+    return Problem(data.parameters, data.free, data.fixed, observed, cells, predict, scale,
+                   starts_solved=2)
 
 
-def _mm1bk_starts(K, observed, fixed, free) -> list[np.ndarray]:
-    """Starting points: S from the shortest response time (or the largest throughput),
-    Z on a decade grid above it (and from the throughputs when given)."""
+def _mm1bk_starts(data: _MM1BKData) -> list[np.ndarray]:
+    """Starting points: ``initial`` first; S from the shortest response time (or the largest
+    throughput), Z on a decade grid above it (and from the throughputs when given)."""
+    observed, fixed, free = data.observed, data.fixed, data.free
     if "response_time" in observed:
         s0 = float(np.min(observed["response_time"]))
     else:
@@ -188,15 +225,62 @@ def _mm1bk_starts(K, observed, fixed, free) -> list[np.ndarray]:
     zs = [s0 * 10.0 ** e for e in range(0, 7)]
     if "throughput" in observed:
         r = observed.get("response_time", s0)
-        z = np.median(K / observed["throughput"] - r)
+        z = np.median(data.K / observed["throughput"] - r)
         if z > 0:
             zs.append(float(z))
-    starts = []
-    for z in zs:
-        values = {"service_time": s0, "think_time": fixed.get("think_time", z)}
-        starts.append(np.log([values[n] for n in free]))
+    starts = [np.log([{"service_time": s0, "think_time": fixed.get("think_time", z)}[n]
+                      for n in free]) for z in zs]
+    if data.initial:
+        first = {"service_time": s0, "think_time": zs[0], **data.initial}
+        starts.insert(0, np.log([first[n] for n in free]))
     # distinct starts only
-    return list({tuple(np.round(s, 12)): s for s in starts}.values())
+    return list({tuple(np.round(x, 12)): x for x in starts}.values())
+
+
+def _profile_capacity(data: _MM1BKData, scale: str, confidence: float):
+    """S and Z fitted at every candidate capacity, from the largest (no drops) down, each fit
+    starting where the last ended. Returns (profile table, B of the highest likelihood (the
+    smallest on a tie), the capacities inside the likelihood-ratio bound)."""
+    rows, previous = [], None
+    starts = _mm1bk_starts(data)
+    for b in data.candidates[::-1]:
+        problem = _mm1bk_problem(data, np.full(data.K.size, b), scale)
+        x, _, _ = _estimate(problem, starts if previous is None else [previous])
+        previous = x
+        values = problem.values(x)
+        crit = information_criteria(problem.raw_residuals(values), len(data.free) + 1)
+        rows.append({"capacity": int(b), "loglik": crit["loglik"],
+                     "service_time": values["service_time"],
+                     "think_time": values["think_time"]})
+    profile = pd.DataFrame(rows[::-1])
+    ll = profile["loglik"].to_numpy()
+    best = ll.max()
+    if math.isinf(best):  # an exact fit at some capacities
+        tie = inside = ll == best
+    else:
+        tie = ll >= best - 1e-9 * max(1.0, abs(best))
+        inside = 2 * (best - ll) <= stats.chi2.ppf(confidence, 1)
+    return profile, int(profile.loc[tie, "capacity"].min()), profile[inside]
+
+
+def _with_capacity(fit: MM1BKFit, data: _MM1BKData, profile, b_hat, inside,
+                   confidence: float) -> None:
+    """The fitted capacity, its interval, profile and warnings added to ``fit``."""
+    low_b, high_b = int(inside["capacity"].min()), int(inside["capacity"].max())
+    fit.estimates["capacity"] = b_hat
+    fit.intervals["capacity"] = (low_b, high_b)
+    upper_open = high_b == int(data.candidates[-1])
+    fit.open_sides["capacity"] = (low_b == int(data.candidates[0]) and low_b > 1, upper_open)
+    fit.details["capacity_profile"] = profile
+    if high_b > low_b:
+        more = " (and every larger one)" if upper_open and high_b >= data.K.max() else ""
+        fit.warnings = fit.warnings + (
+            f"capacity is not pinned down: every capacity from {low_b} to {high_b}{more} fits "
+            f"within the {confidence:.0%} likelihood-ratio bound (a near-flat profile)",)
+        fit.identifiability = (
+            ("not identifiable from these data - capacity: " if fit.identifiability
+             == "all parameters identified" else fit.identifiability + "; capacity: ")
+            + f"{low_b} to {high_b}{more} fit equally well")
 
 
 def fit_mm1bk(clients: Any, capacity: Any, response_time: Any = None, throughput: Any = None,
@@ -211,7 +295,8 @@ def fit_mm1bk(clients: Any, capacity: Any, response_time: Any = None, throughput
     Parameters
     ----------
     clients : sequence of int
-        K >= 1 of each measurement; at least two different values.
+        K >= 1 of each measurement; at least two different values. One model evaluation may
+        hold at most :data:`MAX_FIT_STATES` states (``sum min(B, K) + 1``).
     capacity : int, sequence of int, or None
         B >= 1, the connection-queue size (one value, or one per measurement). ``None`` fits it:
         B is an integer, so it is profiled - S and Z are fitted for every B in
@@ -225,26 +310,36 @@ def fit_mm1bk(clients: Any, capacity: Any, response_time: Any = None, throughput
         Measured utilization of the server as a fraction in (0, 1]. In M/M/1/B/K the one server
         is busy ``U = X S`` of the time (the Utilization Law), so U pins S given X.
     fixed : mapping, optional
-        Parameters held at a value instead of fitted, e.g. ``{"think_time": 4.0}``.
+        Parameters held at a value instead of fitted, e.g. ``{"think_time": 4.0}`` (a number
+        in the range :func:`queuelab.mm1bk` accepts).
     initial : mapping, optional
-        Starting values (default: S from the data, Z on a grid of starts, the best kept).
+        Starting values, each within its search bounds (default: S from the data, Z on a grid
+        of starts, the best kept).
     bounds : mapping, optional
-        ``name -> (low, high)`` search bounds (defaults in :data:`MM1BK_PARAMETERS`).
+        ``name -> (low, high)`` search bounds (defaults in :data:`MM1BK_PARAMETERS`), within the
+        range :func:`queuelab.mm1bk` accepts.
     capacity_range : (int, int), optional
-        Smallest and largest capacity profiled when ``capacity`` is None.
+        Smallest and largest capacity profiled when ``capacity`` is None (at most
+        :data:`MAX_PROFILED_CAPACITIES` of them; capacities above ``max(clients)`` all give the
+        same model and are not profiled twice).
     scale : {"log", "absolute"}
         Residuals as ``log(observed) - log(fitted)`` (relative errors, the default) or as
         differences.
     intervals : {"profile", "bootstrap", "none"}
         ``"profile"``: profile-likelihood intervals - the values of one parameter for which the
         best fit over the others raises the weighted residual sum of squares by at most
-        ``F(1, n - p; confidence)`` times its mean square (exact for a linear model, where it is
-        the Student-t interval). ``"bootstrap"``: residual bootstrap with the fixed ``seed``,
-        ``n_boot`` refits to the fitted values plus residuals resampled within each quantity,
-        percentile intervals. With a fitted capacity, S and Z's intervals hold B at its
-        estimate.
+        ``F(1, nu; confidence)`` times its mean square (exact for a linear model, where it is
+        the Student-t interval); ``nu = n - p`` with one measured quantity, fewer (Welch-
+        Satterthwaite) when several quantities each have their own noise level.
+        ``"bootstrap"``: residual bootstrap with the fixed ``seed``, ``n_boot`` refits (each
+        estimating its own noise levels) to the fitted values plus residuals resampled within
+        each quantity. With a fitted capacity, S and Z's intervals hold B at its estimate. The
+        coverage these intervals reach in a simulation study is in the fitting chapter and
+        ``results/coverage_study.md``.
     confidence : float
-        Level of the intervals (0.95).
+        Level of the intervals, in (0, 1) (0.95).
+    n_boot, seed : int
+        Bootstrap refits (20 to :data:`~queuelab.fit._inputs.MAX_BOOTSTRAP`) and the seed.
 
     Returns
     -------
@@ -257,109 +352,40 @@ def fit_mm1bk(clients: Any, capacity: Any, response_time: Any = None, throughput
     Raises
     ------
     ValueError
-        Naming the argument: lengths that differ, times <= 0, NaN, utilization outside (0, 1],
-        all-equal clients or measurements, fewer observations than fitted parameters plus one.
+        Naming the argument and what it must be: lengths that differ, times <= 0, NaN,
+        utilization outside (0, 1], all-equal clients or measurements, fewer observations than
+        fitted parameters plus one, a string or a value out of range in ``fixed``, ``initial``
+        or ``bounds``, more work than the limits above allow.
     """
-    _interval_args(intervals, scale, confidence, n_boot, seed)
-    K = _checks.series(clients, "clients", low=1, low_open=False, integer=True).astype(int)
-    observed = _observations(response_time, throughput, utilization, "clients",
-                             {"clients": K})
-    _checks.not_all_equal(K, "clients", "the load must vary to separate service and think time")
-    names = tuple(p.name for p in MM1BK_PARAMETERS)
-    free, fixed_values = _free_and_fixed(names, None, fixed, {})
-    for name, value in fixed_values.items():
-        if not value > 0:
-            raise ValueError(f"fixed {name} must be a number > 0, got {value!r}")
-    parameters = _with_bounds(MM1BK_PARAMETERS, bounds)
-    n = sum(a.size for a in observed.values())
-    fit_capacity = capacity is None
-    _checks.enough_observations(n, free, extra=int(fit_capacity))
-    if fit_capacity:
-        low, high = (1, int(K.max())) if capacity_range is None else capacity_range
-        if (isinstance(low, bool) or isinstance(high, bool) or int(low) != low
-                or int(high) != high or not 1 <= low < high):
-            raise ValueError(f"capacity_range must be (low, high) integers with 1 <= low < high,"
-                             f" got {capacity_range!r}")
-        candidates = np.arange(int(low), int(high) + 1)
-    else:
-        B = _checks.series(np.broadcast_to(np.asarray(capacity), K.shape)
-                           if np.ndim(capacity) == 0 else capacity, "capacity", low=1,
-                           low_open=False, integer=True).astype(int)
-        _checks.same_length("clients", {"clients": K, "capacity": B})
-    starts = _mm1bk_starts(K, observed, fixed_values, free)
-    if initial:
-        unknown = sorted(set(initial) - set(names))
-        if unknown:
-            raise ValueError(f"initial names unknown parameter(s) {unknown}")
-        first = {"service_time": math.exp(starts[0][0]) if "service_time" in free else 1.0,
-                 "think_time": math.exp(starts[0][-1])}
-        first.update({k: float(v) for k, v in initial.items()})
-        starts = [np.log([first[n] for n in free])] + starts
-
-    common = dict(model="M/M/1/B/K", confidence=confidence, n_boot=n_boot, seed=seed,
-                  units={"service_time": "s", "think_time": "s", "capacity": "requests"},
-                  fit_class=MM1BKFit)
-    profile = None
-    if fit_capacity:
-        from ._core import _estimate, information_criteria
-        rows, previous = [], None
-        # from the largest capacity (no drops) down, each fit starting where the last ended
-        for b in candidates[::-1]:
-            prob = _mm1bk_problem(K, np.full(K.size, b), observed, fixed_values, free,
-                                  parameters, scale)
-            x, _, _ = _estimate(prob, starts if previous is None else [previous])
-            previous = x
-            values = prob.values(x)
-            crit = information_criteria(prob.raw_residuals(values), len(free) + 1)
-            rows.append({"capacity": int(b), "loglik": crit["loglik"],
-                         "service_time": values["service_time"],
-                         "think_time": values["think_time"]})
-        profile = pd.DataFrame(rows[::-1])
-        ll = profile["loglik"].to_numpy()
-        best = ll.max()
-        if math.isinf(best):  # an exact fit at some capacities
-            tie = inside_mask = ll == best
-        else:
-            tie = ll >= best - 1e-9 * max(1.0, abs(best))
-            inside_mask = 2 * (best - ll) <= stats.chi2.ppf(confidence, 1)
-        b_hat = int(profile.loc[tie, "capacity"].min())
-        inside = profile[inside_mask]
-        B = np.full(K.size, b_hat)
+    common = _common(intervals, scale, confidence, n_boot, seed)
+    data = _mm1bk_data(clients, capacity, response_time, throughput, utilization, fixed,
+                       initial, bounds, capacity_range)
+    starts = _mm1bk_starts(data)
+    B = data.B
+    if B is None:
+        profile, b_hat, inside = _profile_capacity(data, common.scale, common.confidence)
+        B = np.full(data.K.size, b_hat)
         row = profile.set_index("capacity").loc[b_hat]
-        starts = [np.log([row[n] for n in free])] + starts
-    problem = _mm1bk_problem(K, B, observed, fixed_values, free, parameters, scale)
+        starts = [np.log([row[n] for n in data.free])] + starts
+    K, observed = data.K, data.observed
 
     def train_and_predict(mask: np.ndarray) -> dict[str, np.ndarray]:
-        sub = fit_mm1bk(K[mask], None if fit_capacity else B[mask],
+        sub = fit_mm1bk(K[mask], None if data.B is None else B[mask],
                         **{g: observed[g][mask] for g in observed}, fixed=fixed,
-                        bounds=bounds, capacity_range=capacity_range if fit_capacity else None,
-                        scale=scale, intervals="none")
-        cap = sub.capacity if fit_capacity else B[~mask]
-        pred = sub.predict(K[~mask], cap)
+                        bounds=bounds, capacity_range=capacity_range if data.B is None
+                        else None, scale=common.scale, intervals="none")
+        pred = sub.predict(K[~mask], sub.capacity if data.B is None else B[~mask])
         return {g: pred[g].to_numpy() for g in observed}
 
-    fit = fit_problem(problem, starts, intervals=intervals, extra_k=int(fit_capacity),
-                      train_and_predict=train_and_predict, **common)
+    fit = fit_problem(_mm1bk_problem(data, B, common.scale), starts, model="M/M/1/B/K",
+                      intervals=common.intervals, confidence=common.confidence,
+                      n_boot=common.n_boot, seed=common.seed, extra_k=int(data.B is None),
+                      units={"service_time": "s", "think_time": "s", "capacity": "requests"},
+                      fit_class=MM1BKFit, train_and_predict=train_and_predict)
     fit.clients = K
-    fit.capacity_given = None if fit_capacity else B
-    if fit_capacity:
-        low_b, high_b = int(inside["capacity"].min()), int(inside["capacity"].max())
-        fit.estimates["capacity"] = b_hat
-        fit.intervals["capacity"] = (low_b, high_b)
-        upper_open = high_b == int(candidates[-1])
-        fit.open_sides["capacity"] = (low_b == int(candidates[0]) and low_b > 1, upper_open)
-        fit.details["capacity_profile"] = profile
-        notes = list(fit.warnings)
-        if high_b > low_b:
-            more = " (and every larger one)" if upper_open and high_b >= K.max() else ""
-            notes.append(f"capacity is not pinned down: every capacity from {low_b} to "
-                         f"{high_b}{more} fits within the {confidence:.0%} likelihood-ratio "
-                         "bound (a near-flat profile)")
-            fit.identifiability = (
-                ("not identifiable from these data - capacity: " if fit.identifiability
-                 == "all parameters identified" else fit.identifiability + "; capacity: ")
-                + f"{low_b} to {high_b}{more} fit equally well")
-        fit.warnings = tuple(notes)
+    fit.capacity_given = data.B
+    if data.B is None:
+        _with_capacity(fit, data, profile, b_hat, inside, common.confidence)
     return fit
 
 
@@ -392,20 +418,134 @@ class ThreadPoolFit(Fit):
         first one given to the fit), solved with ``method`` (default: the fit's). Columns
         ``clients``, ``threads``, ``capacity``, ``response_time``, ``throughput``,
         ``utilization``, ``rejection_probability``, ``busy_threads``."""
-        ks = _checks.series(clients, "clients", low=1, low_open=False, integer=True)
-        ts = _checks.series(threads, "threads", low=1, low_open=False, integer=True)
-        ks, ts = np.broadcast_arrays(ks, ts)
+        ks = _inputs.counts(clients, "clients")
+        ts = _inputs.counts(threads, "threads", ks.size)
+        ks = _inputs.counts(ks, "clients", ts.size) if ks.size == 1 else ks
+        same_length("clients", {"clients": ks, "threads": ts})
         cap = int(self.capacity_given[0]) if capacity is None else capacity
-        bs = np.broadcast_to(np.asarray(cap), ks.shape)
+        bs = _inputs.counts(cap, "capacity", ks.size)
+        same_length("clients", {"clients": ks, "capacity": bs})
         e = self.estimates
-        res = thread_pool(ks.astype(int), bs.astype(int), ts.astype(int), e["cpu_time"],
-                          e["wait_time"], e["think_time"], thread_overhead=e["thread_overhead"],
+        res = thread_pool(ks, bs, ts, e["cpu_time"], e["wait_time"], e["think_time"],
+                          thread_overhead=e["thread_overhead"],
                           pool_overhead=e["pool_overhead"], method=method or self.method)
         return pd.DataFrame({
-            "clients": ks.astype(int), "threads": ts.astype(int), "capacity": bs.astype(int),
+            "clients": ks, "threads": ts, "capacity": bs,
             **{m: np.atleast_1d(getattr(res, m)) for m in (
                 "response_time", "throughput", "utilization", "rejection_probability",
                 "busy_threads")}})
+
+
+@dataclass(frozen=True)
+class _ThreadPoolData:
+    """The checked inputs of :func:`fit_thread_pool`."""
+
+    K: np.ndarray
+    T: np.ndarray
+    B: np.ndarray
+    observed: dict[str, np.ndarray]
+    free: tuple[str, ...]
+    fixed: dict[str, float]
+    initial: dict[str, float]
+    parameters: tuple[Parameter, ...]
+    method: str
+
+
+def _thread_pool_data(clients, threads, capacity, response_time, throughput, utilization,
+                      free, fixed, initial, bounds, method) -> _ThreadPoolData:
+    method = as_choice(method, "method", ("fes", "exact"))
+    K = _inputs.counts(clients, "clients")
+    T = _inputs.counts(threads, "threads")
+    B = _inputs.counts(capacity, "capacity", K.size)
+    observed = _inputs.observations(response_time, throughput, utilization, "clients",
+                                    {"clients": K, "threads": T, "capacity": B})
+    if np.all(K == K[0]) and np.all(T == T[0]):
+        raise ValueError("clients and threads must not both be all equal: the grid needs at "
+                         "least two configurations")
+    names = tuple(p.name for p in THREAD_POOL_PARAMETERS)
+    free, fixed_values = _inputs.free_and_fixed(
+        names, free, fixed, {"thread_overhead": 0.0, "pool_overhead": 0.0}, _THREAD_POOL_DOMAIN)
+    if fixed_values.get("cpu_time") == 0 and fixed_values.get("wait_time") == 0:
+        raise ValueError("fixed cpu_time and wait_time must not both be 0")
+    parameters = _inputs.with_bounds(THREAD_POOL_PARAMETERS, bounds, _THREAD_POOL_DOMAIN)
+    starts = _inputs.initial_values(initial, parameters)
+    _inputs.enough_observations(sum(a.size for a in observed.values()), free)
+    data = _ThreadPoolData(K, T, B, observed, free, fixed_values, starts, parameters, method)
+    _check_thread_pool_work(data)
+    return data
+
+
+def _extreme(data: _ThreadPoolData, name: str) -> float:
+    """The largest value a parameter takes in the fit: fixed, or its upper search bound."""
+    if name in data.fixed:
+        return data.fixed[name]
+    return next(p.high for p in data.parameters if p.name == name)
+
+
+def _check_thread_pool_work(data: _ThreadPoolData) -> None:
+    """The model at its most expensive corner: valid (the CPU time with overhead in range) and
+    one evaluation within MAX_EVALUATION_SECONDS by the model's own estimate."""
+    worst = {name: _extreme(data, name) for name in ("cpu_time", "wait_time",
+                                                     "thread_overhead", "pool_overhead")}
+    try:
+        _check_overhead(np.array([worst["cpu_time"]]), data.T.astype(float),
+                                            np.array([worst["thread_overhead"]]),
+                                            np.array([worst["pool_overhead"]]))
+    except ValueError as exc:
+        raise ValueError(f"bounds (or fixed values) of cpu_time, thread_overhead and "
+                         f"pool_overhead must keep the model valid: {exc}") from None
+    two = np.full(data.K.size, worst["cpu_time"] > 0 and worst["wait_time"] > 0)
+    theta = np.full(data.K.size, worst["thread_overhead"])
+    seconds = estimated_seconds(data.K, data.B, data.T, two, theta, data.method)
+    if seconds > MAX_EVALUATION_SECONDS:
+        raise ValueError(
+            f"clients, threads and capacity must keep one model evaluation within "
+            f"MAX_EVALUATION_SECONDS = {MAX_EVALUATION_SECONDS:g} s (a fit takes hundreds), "
+            f"got about {seconds:.2g} s with method={data.method!r}"
+            + (": use method='fes'" if data.method == "exact" else ": fit fewer or smaller "
+               "configurations"))
+
+
+def _thread_pool_problem(data: _ThreadPoolData, scale: str) -> Problem:
+    observed = data.observed
+
+    def predict(values, ids):
+        res = _solve_thread_pool(data, values, ids, data.method)
+        return {g: np.atleast_1d(getattr(res, g)) for g in observed}
+
+    return Problem(data.parameters, data.free, data.fixed, observed,
+                   {g: np.arange(data.K.size) for g in observed}, predict, scale,
+                   tolerance=1e-8, max_evaluations=400, starts_solved=1)
+
+
+def _solve_thread_pool(data: _ThreadPoolData, values, ids, method: str):
+    return thread_pool(data.K[ids], data.B[ids], data.T[ids], values["cpu_time"],
+                       values["wait_time"], values["think_time"],
+                       thread_overhead=values["thread_overhead"],
+                       pool_overhead=values["pool_overhead"], method=method)
+
+
+def _exact_check(fit: ThreadPoolFit, data: _ThreadPoolData) -> None:
+    """The fitted values of the flow-equivalent server against the exact chain at the
+    estimate (in ``details["exact_check"]``, and a warning above 1 %)."""
+    try:
+        exact = _solve_thread_pool(data, fit.estimates, np.arange(data.K.size), "exact")
+    except ValueError as exc:
+        fit.warnings = fit.warnings + (
+            f"the fit could not be checked with the exact model: {exc}",)
+        return
+    rows = []
+    for g in data.observed:
+        diff = np.abs(fit.fitted[g] / np.atleast_1d(getattr(exact, g)) - 1)
+        rows.append({"quantity": g, "max_relative_difference": float(diff.max()),
+                     "mean_relative_difference": float(diff.mean())})
+    check = pd.DataFrame(rows)
+    fit.details["exact_check"] = check
+    worst = check["max_relative_difference"].max()
+    if worst > 0.01:
+        fit.warnings = fit.warnings + (
+            f"the flow-equivalent solution differs from the exact model by up to {worst:.1%} "
+            "at the estimate: refit with method='exact'",)
 
 
 def fit_thread_pool(clients: Any, threads: Any, response_time: Any = None,
@@ -430,16 +570,20 @@ def fit_thread_pool(clients: Any, threads: Any, response_time: Any = None,
         its throughput times the mean CPU time per request, overhead included (the Utilization
         Law U = X D), so measured U pins the CPU demand.
     capacity : int or sequence of int
-        B, the most admitted requests (one value or one per measurement); not fitted.
+        B, the most admitted requests (one value or one per measurement); not fitted. One
+        model evaluation may take at most :data:`MAX_EVALUATION_SECONDS` by the model's own
+        cost estimate.
     free : tuple of str, optional
         The parameters to fit, from ``cpu_time``, ``wait_time``, ``think_time``,
         ``thread_overhead``, ``pool_overhead`` (default: every one not in ``fixed``). Times are
         fitted on a log scale within :data:`THREAD_POOL_PARAMETERS`' bounds; an overhead not
         fitted and not fixed is 0.
     fixed : mapping, optional
-        Values of parameters not fitted (``wait_time`` may be fixed at 0, for example).
+        Values of parameters not fitted (``wait_time`` may be fixed at 0, for example), in the
+        range :func:`queuelab.thread_pool` accepts.
     initial, bounds : mapping, optional
-        Starting values and ``name -> (low, high)`` search bounds.
+        Starting values (within the search bounds) and ``name -> (low, high)`` search bounds
+        (within the range the model accepts).
     method : {"fes", "exact"}
         The solver used inside the optimizer: the flow-equivalent server (fast, approximate)
         or the exact chain. With ``"fes"`` and ``verify=True`` the final point is solved
@@ -455,118 +599,74 @@ def fit_thread_pool(clients: Any, threads: Any, response_time: Any = None,
         The estimates as attributes, ``intervals``, ``residuals``, :meth:`ThreadPoolFit.predict`,
         goodness of fit, ``warnings``, ``identifiability`` and ``exact_check``.
     """
-    _interval_args(intervals, scale, confidence, n_boot, seed)
-    method = _checks.choice(method, "method", ("fes", "exact"))
-    K = _checks.series(clients, "clients", low=1, low_open=False, integer=True).astype(int)
-    T = _checks.series(threads, "threads", low=1, low_open=False, integer=True).astype(int)
-    B = _checks.series(np.broadcast_to(np.asarray(capacity), K.shape)
-                       if np.ndim(capacity) == 0 else capacity, "capacity", low=1,
-                       low_open=False, integer=True).astype(int)
-    observed = _observations(response_time, throughput, utilization, "clients",
-                             {"clients": K, "threads": T, "capacity": B})
-    if np.all(K == K[0]) and np.all(T == T[0]):
-        raise ValueError("clients and threads must not both be all equal: the grid needs at "
-                         "least two configurations")
-    names = tuple(p.name for p in THREAD_POOL_PARAMETERS)
-    free, fixed_values = _free_and_fixed(names, free, fixed,
-                                         {"thread_overhead": 0.0, "pool_overhead": 0.0})
-    for name, value in fixed_values.items():
-        if not (value >= 0 and math.isfinite(value)):
-            raise ValueError(f"fixed {name} must be a finite number >= 0, got {value!r}")
-    if "think_time" in fixed_values and not fixed_values["think_time"] > 0:
-        raise ValueError("fixed think_time must be > 0")
-    parameters = _with_bounds(THREAD_POOL_PARAMETERS, bounds)
-    n = sum(a.size for a in observed.values())
-    _checks.enough_observations(n, free)
-    cells = {g: np.arange(K.size) for g in observed}
-
-    def solve(values, ids, how):
-        return thread_pool(K[ids], B[ids], T[ids], values["cpu_time"], values["wait_time"],
-                           values["think_time"], thread_overhead=values["thread_overhead"],
-                           pool_overhead=values["pool_overhead"], method=how)
-
-    def predict(values, ids):
-        res = solve(values, ids, method)
-        return {g: np.atleast_1d(getattr(res, g)) for g in observed}
-
-    problem = Problem(parameters, free, fixed_values, observed, cells, predict, scale,
-                      tolerance=1e-8, max_evaluations=400, starts_solved=1)
-    starts = _thread_pool_starts(K, T, B, observed, free, fixed_values, parameters, initial)
+    common = _common(intervals, scale, confidence, n_boot, seed)
+    verify = as_flag(verify, "verify")
+    data = _thread_pool_data(clients, threads, capacity, response_time, throughput,
+                             utilization, free, fixed, initial, bounds, method)
+    K, T, B, observed = data.K, data.T, data.B, data.observed
 
     def train_and_predict(mask: np.ndarray) -> dict[str, np.ndarray]:
         sub = fit_thread_pool(K[mask], T[mask], **{g: observed[g][mask] for g in observed},
-                              capacity=B[mask], free=free, fixed=fixed,
-                              initial=fit.estimates, bounds=bounds, method=method,
-                              verify=False, scale=scale, intervals="none")
+                              capacity=B[mask], free=data.free, fixed=fixed,
+                              initial=_inside(fit.estimates, data), bounds=bounds,
+                              method=data.method, verify=False, scale=common.scale,
+                              intervals="none")
         pred = sub.predict(K[~mask], T[~mask], B[~mask])
         return {g: pred[g].to_numpy() for g in observed}
 
-    fit = fit_problem(problem, starts, model="thread pool", intervals=intervals,
-                      confidence=confidence, n_boot=n_boot, seed=seed,
+    fit = fit_problem(_thread_pool_problem(data, common.scale), _thread_pool_starts(data),
+                      model="thread pool", intervals=common.intervals,
+                      confidence=common.confidence, n_boot=common.n_boot, seed=common.seed,
                       units={"cpu_time": "s", "wait_time": "s", "think_time": "s"},
                       fit_class=ThreadPoolFit, train_and_predict=train_and_predict)
-    fit.method = method
+    fit.method = data.method
     fit.capacity_given = B
-    if method == "fes" and verify:
-        notes = list(fit.warnings)
-        try:
-            exact = solve(fit.estimates, np.arange(K.size), "exact")
-        except ValueError as exc:
-            notes.append(f"the fit could not be checked with the exact model: {exc}")
-        else:
-            rows = []
-            for g in observed:
-                e = np.atleast_1d(getattr(exact, g))
-                diff = np.abs(fit.fitted[g] / e - 1)
-                rows.append({"quantity": g, "max_relative_difference": float(diff.max()),
-                             "mean_relative_difference": float(diff.mean())})
-            check = pd.DataFrame(rows)
-            fit.details["exact_check"] = check
-            worst = check["max_relative_difference"].max()
-            if worst > 0.01:
-                notes.append(f"the flow-equivalent solution differs from the exact model by up "
-                             f"to {worst:.1%} at the estimate: refit with method='exact'")
-        fit.warnings = tuple(notes)
+    if data.method == "fes" and verify:
+        _exact_check(fit, data)
     return fit
 
 
-def _thread_pool_starts(K, T, B, observed, free, fixed, parameters, initial):
+def _inside(estimates: Mapping[str, float], data: _ThreadPoolData) -> dict[str, float]:
+    """The free parameters' estimates as starting values (within their bounds)."""
+    by = {p.name: p for p in data.parameters}
+    return {n: min(max(estimates[n], by[n].low), by[n].high) for n in data.free}
+
+
+def _thread_pool_starts(data: _ThreadPoolData) -> list[np.ndarray]:
     """Starts from an M/M/1/B/K fit of the same data: its think time; a CPU time from the
     Utilization Law when utilization is given (else a share of S), the rest of the shortest
-    response time as wait time."""
-    names = [p.name for p in parameters]
-    guess = {"thread_overhead": 0.0, "pool_overhead": 0.0}
-    data = {g: observed[g] for g in ("response_time", "throughput") if g in observed}
-    try:
-        base = fit_mm1bk(K, np.maximum(B, 1), **data, intervals="none")
-        s, z = base.service_time, base.think_time
-    except ValueError:
-        r = observed.get("response_time", np.array([1.0]))
-        s, z = float(np.min(r)), 100 * float(np.min(r))
+    response time as wait time. ``initial`` replaces them."""
+    observed, fixed = data.observed, data.fixed
+    by = {p.name: p for p in data.parameters}
+    if data.initial:
+        guess = {"thread_overhead": 0.0, "pool_overhead": 0.0, "cpu_time": 0.0,
+                 "wait_time": 0.0, "think_time": 0.0, **fixed, **data.initial}
+        missing = [n for n in data.free if n not in data.initial]
+        if not missing:
+            return [np.array([by[n].inner(guess[n]) for n in data.free])]
+    s, z = _mm1bk_start(data)
     z = fixed.get("think_time", z)
     r_min = float(np.min(observed["response_time"])) if "response_time" in observed else s
     shares = []
     if "utilization" in observed:
-        x = observed.get("throughput", K / (z + observed.get("response_time", s)))
+        x = observed.get("throughput", data.K / (z + observed.get("response_time", s)))
         shares.append(float(np.median(observed["utilization"] / x)) / max(r_min, 1e-12))
-    shares += [0.5, 0.95]
     starts = []
-    for share in shares:
+    for share in shares + [0.5, 0.95]:
         share = min(max(share, 0.02), 0.98)
-        g = dict(guess, cpu_time=share * r_min, wait_time=(1 - share) * r_min, think_time=z)
-        g.update({k: v for k, v in fixed.items()})
-        if initial:
-            unknown = sorted(set(initial) - set(names))
-            if unknown:
-                raise ValueError(f"initial names unknown parameter(s) {unknown}")
-            g.update({k: float(v) for k, v in initial.items() if k in names})
-        by = {p.name: p for p in parameters}
-        x = []
-        for n in free:
-            lo, hi = by[n].low, by[n].high
-            v = min(max(g[n], lo), hi)
-            x.append(by[n].inner(v) if not (by[n].log and v <= 0) else by[n].inner(lo))
-        starts.append(np.array(x))
-        if initial:
-            break
+        g = {"thread_overhead": 0.0, "pool_overhead": 0.0, "cpu_time": share * r_min,
+             "wait_time": (1 - share) * r_min, "think_time": z, **fixed, **data.initial}
+        starts.append(np.array([by[n].inner(min(max(g[n], by[n].low), by[n].high))
+                                for n in data.free]))
     return starts
+
+
+def _mm1bk_start(data: _ThreadPoolData) -> tuple[float, float]:
+    """S and Z of an M/M/1/B/K fit of the same data (or guesses from the response times)."""
+    series = {g: data.observed[g] for g in ("response_time", "throughput") if g in data.observed}
+    try:
+        base = fit_mm1bk(data.K, data.B, **series, intervals="none")
+        return base.service_time, base.think_time
+    except ValueError:
+        r = float(np.min(data.observed.get("response_time", np.array([1.0]))))
+        return r, 100 * r

@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from . import _checks
+from .._validation import MAX_INTEGER, as_flag, as_series, not_all_equal, real, same_length
+from . import _inputs
 from ._core import Fit, Parameter, Problem, fit_problem
-from .queueing import _interval_args, _with_bounds
 
-__all__ = ["USL_PARAMETERS", "USLFit", "usl", "usl_peak", "fit_usl", "fit_amdahl"]
+__all__ = ["USL_PARAMETERS", "COEFFICIENT_MAX", "USLFit", "usl", "usl_peak", "fit_usl",
+           "fit_amdahl"]
 
 #: sigma and kappa with their default search bounds (both fitted on a linear scale from 0).
 USL_PARAMETERS = (
@@ -30,19 +31,25 @@ USL_PARAMETERS = (
 )
 
 
+#: Largest sigma and kappa accepted by :func:`usl` and :func:`usl_peak` (the model stays finite
+#: for every CPU count up to 2**53).
+COEFFICIENT_MAX = 1e100
+
+
 def usl(cpus: Any, sigma: float, kappa: float = 0.0) -> np.ndarray:
-    """``S(N) = N / (1 + sigma (N - 1) + kappa N (N - 1))`` at each N in ``cpus`` (N >= 1,
-    sigma and kappa >= 0)."""
-    n = _checks.series(cpus, "cpus", low=1, low_open=False)
-    for name, v in (("sigma", sigma), ("kappa", kappa)):
-        if not (isinstance(v, int | float) and math.isfinite(v) and v >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+    """``S(N) = N / (1 + sigma (N - 1) + kappa N (N - 1))`` at each N in ``cpus`` (numbers
+    from 1 to 2**53, sigma and kappa in [0, COEFFICIENT_MAX])."""
+    n = as_series(cpus, "cpus", low=1, low_open=False, high=MAX_INTEGER)
+    sigma = real(sigma, "sigma", low=0.0, high=COEFFICIENT_MAX)
+    kappa = real(kappa, "kappa", low=0.0, high=COEFFICIENT_MAX)
     return n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
 
 
 def usl_peak(sigma: float, kappa: float) -> float:
     """``N* = sqrt((1 - sigma) / kappa)``, the CPU count of the largest speedup (``inf`` when
-    kappa = 0; 1 when sigma >= 1)."""
+    kappa = 0; 1 when sigma >= 1); sigma and kappa in [0, COEFFICIENT_MAX]."""
+    sigma = real(sigma, "sigma", low=0.0, high=COEFFICIENT_MAX)
+    kappa = real(kappa, "kappa", low=0.0, high=COEFFICIENT_MAX)
     if kappa <= 0:
         return math.inf
     return math.sqrt(max(1 - sigma, 0.0) / kappa) if sigma < 1 else 1.0
@@ -147,19 +154,22 @@ def fit_usl(cpus: Any, speedup: Any, *, amdahl: bool = False, scale: str = "log"
         ``residuals``, :meth:`USLFit.predict`, goodness of fit, ``warnings`` and
         ``identifiability``.
     """
-    _interval_args(intervals, scale, confidence, n_boot, seed)
-    n = _checks.series(cpus, "cpus", low=1, low_open=False, integer=True)
-    s = _checks.series(speedup, "speedup")
-    _checks.same_length("cpus", {"cpus": n, "speedup": s})
+    intervals, scale, confidence, n_boot, seed = _inputs.interval_args(
+        intervals, scale, confidence, n_boot, seed)
+    amdahl = as_flag(amdahl, "amdahl")
+    n = _inputs.counts(cpus, "cpus").astype(np.float64)
+    s = as_series(speedup, "speedup")
+    same_length("cpus", {"cpus": n, "speedup": s})
     keep = n > 1
     n, s = n[keep], s[keep]
     if n.size == 0:
         raise ValueError("cpus must hold CPU counts above 1 (S(1) = 1 carries no information)")
-    _checks.not_all_equal(n, "cpus (above 1)", "one CPU count cannot separate sigma and kappa"
-                          if not amdahl else "at least two CPU counts are needed")
+    not_all_equal(n, "cpus (above 1)", "one CPU count cannot separate sigma and kappa"
+                  if not amdahl else "at least two CPU counts are needed")
     free = ("sigma",) if amdahl else ("sigma", "kappa")
-    _checks.enough_observations(n.size, free)
-    parameters = _with_bounds(USL_PARAMETERS, bounds)
+    _inputs.enough_observations(n.size, free)
+    parameters = _inputs.with_bounds(USL_PARAMETERS, bounds,
+                                     {"sigma": (0.0, 1.0, False), "kappa": (0.0, 1.0, False)})
     fixed = {"kappa": 0.0} if amdahl else {}
 
     def predict(values, ids):

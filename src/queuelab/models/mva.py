@@ -30,15 +30,25 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from .._validation import as_nonnegative, as_positive, as_scalar_integer
+from .._validation import as_scalar_integer, as_time
 from .results import MVAResult
 
-__all__ = ["Station", "mva", "MAX_POPULATION", "MAX_LOAD_DEPENDENT_POPULATION"]
+__all__ = ["Station", "mva", "MAX_POPULATION", "MAX_LOAD_DEPENDENT_POPULATION",
+           "MAX_QUEUE_ELEMENTS", "MAX_CONVOLUTION_TERMS", "TIME_RANGE", "RATE_RANGE"]
 
-#: Largest population of :func:`mva` (the MVA recursion costs O(N M) time and memory).
+#: Largest population of :func:`mva` (the recursion costs about 3 us per population).
 MAX_POPULATION = 10**6
+#: Largest ``population * stations`` (the results hold three arrays of that many numbers).
+MAX_QUEUE_ELEMENTS = 2 * 10**7
 #: Largest population with a load-dependent station (the convolutions cost O(N^2) each).
 MAX_LOAD_DEPENDENT_POPULATION = 5000
+#: Largest ``(4 M + 2) N**2`` with load-dependent stations: the terms of the 4 M + 2 log-space
+#: convolutions of length N, about 16 ns each, so at most about 10 s (2 cores).
+MAX_CONVOLUTION_TERMS = 6 * 10**8
+#: Demands and the think time (when not 0) must lie in this range, and the rate multipliers
+#: of a load-dependent station in RATE_RANGE: every result is then a finite float.
+TIME_RANGE = (1e-100, 1e100)
+RATE_RANGE = (1e-100, 1e100)
 
 _KINDS = ("queue", "delay", "load-dependent")
 # rows of one log-space convolution block (rows x (N + 1) elements)
@@ -54,14 +64,14 @@ class Station:
     Parameters
     ----------
     demand : float
-        D > 0, service demand per job (visits times mean service time).
+        D, service demand per job (visits times mean service time), in :data:`TIME_RANGE`.
     kind : {"queue", "delay", "load-dependent"}
         Load-independent single server, infinite server, or load-dependent server.
     rates : sequence of float or callable, optional
         Only for ``"load-dependent"``: the rate multipliers ``alpha(1), alpha(2), ...`` (the
         service rate with j customers present is ``alpha(j) / D``), or a function of an
         integer array ``j`` returning them. A sequence shorter than the population holds its
-        last value for larger j. Every multiplier must be finite and > 0.
+        last value for larger j. Every multiplier must lie in :data:`RATE_RANGE`.
     name : str, optional
         Label of the station.
     """
@@ -72,13 +82,17 @@ class Station:
     name: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "demand", float(as_positive(self.demand, "demand")))
+        demand = as_time(self.demand, "demand", TIME_RANGE)
+        if demand.ndim != 0:
+            raise ValueError(f"demand must be a single number, got an array of shape "
+                             f"{demand.shape}")
+        object.__setattr__(self, "demand", float(demand))
         if self.kind not in _KINDS:
             raise ValueError(f"kind must be one of {_KINDS}, got {self.kind!r}")
         if (self.kind == "load-dependent") != (self.rates is not None):
             raise ValueError("rates must be given for a load-dependent station and only then")
         if self.rates is not None and not callable(self.rates):
-            rates = as_positive(self.rates, "rates")
+            rates = as_time(self.rates, "rates", RATE_RANGE)
             if rates.ndim != 1:
                 raise ValueError(f"rates must be a 1-d sequence, got shape {rates.shape}")
             object.__setattr__(self, "rates", tuple(rates.tolist()))
@@ -100,9 +114,12 @@ class Station:
 
     @classmethod
     def multiserver(cls, demand: float, servers: int, name: str | None = None) -> Station:
-        """``servers`` identical servers: ``alpha(j) = min(j, servers)``."""
+        """``servers`` identical servers: ``alpha(j) = min(j, servers)`` (held, past
+        :data:`MAX_LOAD_DEPENDENT_POPULATION`, at its value there: no population beyond it is
+        solved with a load-dependent station)."""
         m = as_scalar_integer(servers, "servers")
-        return cls(demand, "load-dependent", tuple(float(j) for j in range(1, m + 1)), name)
+        top = min(m, MAX_LOAD_DEPENDENT_POPULATION)
+        return cls(demand, "load-dependent", tuple(float(j) for j in range(1, top + 1)), name)
 
     def multipliers(self, population: int) -> np.ndarray:
         """``alpha(1..population)``: ones for a queue, ``j`` for a delay station."""
@@ -121,7 +138,7 @@ class Station:
         else:
             given = np.asarray(self.rates, dtype=np.float64)
             values = given[np.minimum(j, given.size) - 1]
-        return as_positive(values, "rates")
+        return as_time(values, "rates", RATE_RANGE)
 
 
 def mva(population: Any, stations: Sequence[Station | float], *, think_time: Any = 0.0):
@@ -130,11 +147,14 @@ def mva(population: Any, stations: Sequence[Station | float], *, think_time: Any
     Parameters
     ----------
     population : int
-        N >= 1, the largest number of customers (clients).
+        N, the largest number of customers (clients), from 1 to :data:`MAX_POPULATION`
+        (:data:`MAX_LOAD_DEPENDENT_POPULATION` with a load-dependent station); ``N`` times the
+        number of stations at most :data:`MAX_QUEUE_ELEMENTS`.
     stations : sequence of Station or float
         The stations; a plain number is a load-independent queue with that demand.
     think_time : float, optional
-        Z >= 0, mean think time of the clients (a delay station, not listed in the results).
+        Z, mean think time of the clients (a delay station, not listed in the results): 0 or
+        in :data:`TIME_RANGE`.
 
     Returns
     -------
@@ -151,18 +171,19 @@ def mva(population: Any, stations: Sequence[Station | float], *, think_time: Any
     7.1423
     """
     n_max = as_scalar_integer(population, "population", maximum=MAX_POPULATION)
-    z = float(as_nonnegative(think_time, "think_time"))
-    if isinstance(stations, Station | str) or not _is_sequence(stations):
-        raise ValueError("stations must be a sequence of Station objects or demands")
-    items = tuple(s if isinstance(s, Station) else Station.queue(s) for s in stations)
-    if not items:
-        raise ValueError("stations must hold at least one station, got none")
+    z = as_time(think_time, "think_time", TIME_RANGE, zero=True)
+    if z.ndim != 0:
+        raise ValueError(f"think_time must be a single number, got an array of shape {z.shape}")
+    z = float(z)
+    items = _stations(stations)
+    if n_max * len(items) > MAX_QUEUE_ELEMENTS:
+        raise ValueError(
+            f"population times the number of stations must be <= MAX_QUEUE_ELEMENTS = "
+            f"{MAX_QUEUE_ELEMENTS}, got {n_max} x {len(items)} (the results hold three arrays "
+            "of that size)"
+        )
     if any(s.kind == "load-dependent" for s in items):
-        if n_max > MAX_LOAD_DEPENDENT_POPULATION:
-            raise ValueError(
-                f"population must be <= MAX_LOAD_DEPENDENT_POPULATION = "
-                f"{MAX_LOAD_DEPENDENT_POPULATION} with a load-dependent station, got {n_max}"
-            )
+        _check_convolutions(n_max, len(items))
         x, queue = _solve_by_convolution(n_max, items, z)
         algorithm = "convolution"
     else:
@@ -183,8 +204,34 @@ def mva(population: Any, stations: Sequence[Station | float], *, think_time: Any
     )
 
 
-def _is_sequence(value: Any) -> bool:
-    return isinstance(value, Sequence) or (isinstance(value, np.ndarray) and value.ndim == 1)
+def _stations(stations: Any) -> tuple[Station, ...]:
+    """The stations as Station objects (a plain number is a queue with that demand)."""
+    sequence = isinstance(stations, Sequence) or (isinstance(stations, np.ndarray)
+                                                  and stations.ndim == 1)
+    if isinstance(stations, Station | str | bytes) or not sequence:
+        raise ValueError("stations must be a sequence of Station objects or demands, got "
+                         f"{stations!r}")
+    items = tuple(s if isinstance(s, Station) else Station.queue(s) for s in stations)
+    if not items:
+        raise ValueError("stations must hold at least one station, got none")
+    return items
+
+
+def _check_convolutions(n_max: int, stations: int) -> None:
+    """The convolutions' work within MAX_CONVOLUTION_TERMS (and the population's limit)."""
+    if n_max > MAX_LOAD_DEPENDENT_POPULATION:
+        raise ValueError(
+            f"population must be <= MAX_LOAD_DEPENDENT_POPULATION = "
+            f"{MAX_LOAD_DEPENDENT_POPULATION} with a load-dependent station, got {n_max}"
+        )
+    terms = (4 * stations + 2) * n_max**2
+    if terms > MAX_CONVOLUTION_TERMS:
+        raise ValueError(
+            f"population and stations must keep (4 x stations + 2) x population**2 <= "
+            f"MAX_CONVOLUTION_TERMS = {MAX_CONVOLUTION_TERMS} with a load-dependent station "
+            f"(about 10 s), got {terms} for {stations} stations and population {n_max}: use "
+            "fewer stations or a smaller population"
+        )
 
 
 def _solve_by_recursion(n_max: int, stations: tuple[Station, ...], z: float):

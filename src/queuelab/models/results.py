@@ -9,7 +9,7 @@ for ``n`` beyond a configuration's own ``C``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -70,9 +70,8 @@ class FiniteSourceResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The scalar metrics and arguments (everything but ``probabilities``)."""
-        return {
-            f.name: getattr(self, f.name) for f in fields(self) if f.name != "probabilities"
-        }
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name != "probabilities" and f.repr}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,7 +106,9 @@ class ThreadPoolResult(FiniteSourceResult):
     queue_wait : float or ndarray
         Mean time an admitted request waits for a thread, ``queue_length / throughput``.
     probabilities : ndarray
-        ``P(n requests in the system)``, ``n = 0..C`` on the last axis (zero-padded).
+        ``P(n requests in the system)``, ``n = 0..C`` on the last axis (zero-padded to the
+        largest C when first read; refused above
+        :data:`queuelab.models.mm1bk.MAX_PROBABILITY_ELEMENTS` numbers).
     method : str
         ``"exact"`` or ``"fes"``.
     """
@@ -120,8 +121,29 @@ class ThreadPoolResult(FiniteSourceResult):
     busy_threads: Any
     queue_length: Any
     queue_wait: Any
-    probabilities: np.ndarray
     method: str
+    #: Every configuration's P(n), n = 0..C, one after the other (C + 1 numbers each) ...
+    levels: np.ndarray = field(repr=False)
+    #: ... and where each configuration's numbers start and end (``C + 1`` apart).
+    level_offsets: np.ndarray = field(repr=False)
+
+    @cached_property
+    def probabilities(self) -> np.ndarray:
+        from .mm1bk import MAX_PROBABILITY_ELEMENTS
+
+        shape = np.shape(self.throughput)
+        counts = np.diff(self.level_offsets)
+        width = int(counts.max())
+        if counts.size * width > MAX_PROBABILITY_ELEMENTS:
+            raise ValueError(
+                f"probabilities must hold at most MAX_PROBABILITY_ELEMENTS = "
+                f"{MAX_PROBABILITY_ELEMENTS} numbers; {counts.size} configurations with up to "
+                f"{width} states need {counts.size * width * 8 / 2**30:.1f} GiB (ask for fewer "
+                "configurations)")
+        out = np.zeros((counts.size, width))
+        keep = np.arange(width)[None, :] < counts[:, None]
+        out[keep] = self.levels
+        return out.reshape(shape + (width,))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import as_integer, as_nonnegative, as_positive, as_scalar_integer
+from .._validation import as_integer, as_nonnegative, as_scalar_integer, as_time
+from .mm1bk import TIME_RANGE
 
 __all__ = ["ThreadPoolChain", "state_count", "build_chain", "cpu_time_per_request"]
 
@@ -81,13 +82,17 @@ def build_chain(
     clients = as_scalar_integer(clients, "clients")
     capacity = as_scalar_integer(capacity, "capacity")
     threads = as_scalar_integer(threads, "threads")
-    cpu_time = float(as_nonnegative(cpu_time, "cpu_time"))
-    wait_time = float(as_nonnegative(wait_time, "wait_time"))
-    think_time = float(as_positive(think_time, "think_time"))
+    cpu_time = float(as_time(cpu_time, "cpu_time", TIME_RANGE, zero=True))
+    wait_time = float(as_time(wait_time, "wait_time", TIME_RANGE, zero=True))
+    think_time = float(as_time(think_time, "think_time", TIME_RANGE))
     thread_overhead = float(as_nonnegative(thread_overhead, "thread_overhead"))
     pool_overhead = float(as_nonnegative(pool_overhead, "pool_overhead"))
     if cpu_time == 0 and wait_time == 0:
         raise ValueError("cpu_time and wait_time must not both be 0 (one must be > 0)")
+    worst = cpu_time * (1.0 + thread_overhead * (threads - 1.0)) * (1.0 + pool_overhead * threads)
+    if not worst <= TIME_RANGE[1]:
+        raise ValueError("thread_overhead and pool_overhead must keep the CPU time per request "
+                         f"within {TIME_RANGE[1]:g} with every thread busy, got {worst:g}")
     size = state_count(clients, capacity, threads, cpu_time > 0 and wait_time > 0)
     if size > EXACT_MAX_STATES:
         raise ValueError(f"the chain has {size} states, too large for memory: it must have at "

@@ -1,0 +1,95 @@
+"""No result computed in a batch differs from the same configuration solved alone
+(hypothesis, seeded): every metric and probability of every configuration of a batch equals,
+to the last bit, the call with that configuration only, whatever else is in the batch and
+however the work is cut up (the solvers' block and chunk sizes are drawn too)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+from property_domain import counts, times
+from reference import FINITE_SOURCE_METRICS, THREAD_POOL_METRICS
+
+from queuelab import mm1bk, thread_pool
+from queuelab.models import birth_death
+
+BATCH = settings(max_examples=100, deadline=None, derandomize=True,
+                 suppress_health_check=[HealthCheck.too_slow,
+                                        HealthCheck.function_scoped_fixture])
+CUTS = st.tuples(st.sampled_from([1, 3, 64, 1 << 15]), st.sampled_from([1, 2, 512, 10**9]),
+                 st.sampled_from([1, 5, 1 << 16]))
+
+
+def _cut(monkeypatch, cut) -> None:
+    rows, steps, elements = cut
+    monkeypatch.setattr(birth_death, "_BLOCK_ROWS", rows)
+    monkeypatch.setattr(birth_death, "_STEP_ROWS", steps)
+    monkeypatch.setattr(birth_death, "_CHUNK_ELEMENTS", elements)
+
+
+def _same(batch, single, metrics, i) -> None:
+    for name in metrics:
+        got = np.asarray(getattr(batch, name))[i]
+        want = getattr(single, name)
+        assert got == want or (np.isnan(got) and np.isnan(want)), (name, got, want)
+    width = single.probabilities.size
+    row = batch.probabilities[i]
+    np.testing.assert_array_equal(row[:width], single.probabilities)
+    assert np.all(row[width:] == 0)
+
+
+@BATCH
+@given(st.lists(st.tuples(counts(300), counts(300), times(), times()), min_size=1,
+                max_size=40),
+       st.one_of(st.integers(0, 40), st.integers(500, 1200)), CUTS)
+def test_mm1bk_batch_equals_single(monkeypatch, configs, repeat, cut):
+    """The configurations, with one of them repeated to make a batch of up to 1240 (so that
+    both ways of stepping through the states occur), solved together and alone."""
+    configs = configs + [configs[0]] * repeat
+    K, B, S, Z = (np.array(column) for column in zip(*configs, strict=True))
+    B = np.where(np.minimum(K, B) > 2000, 2000, B)  # a batch stays within a second
+    with monkeypatch.context() as patch:
+        if np.sum(np.minimum(K, B) + 1) < 20_000:  # cut into pieces as small as a state
+            _cut(patch, cut)
+            event(f"cut {cut}")
+        batch = mm1bk(K, B, S, Z)
+    event("batch of 512 or more (state by state across them)" if K.size >= 512
+          else "batch below 512 (chunks of states)")
+    for i in sorted({0, len(configs) - 1, *range(min(40, len(configs)))}):
+        single = mm1bk(K[i], B[i], S[i], Z[i])
+        _same(batch, single, FINITE_SOURCE_METRICS, i)
+
+
+@st.composite
+def pools(draw):
+    method = draw(st.sampled_from(["exact", "fes"]))
+    top = 12 if method == "exact" else 400
+    cpu = draw(times(zero=True))
+    wait = draw(times(zero=True)) if cpu else draw(times())
+    return (draw(st.integers(1, top)), draw(st.integers(1, top)), draw(st.integers(1, 20)),
+            cpu, wait, draw(times()), draw(st.sampled_from([0.0, 0.0, 0.01, 0.3])),
+            draw(st.sampled_from([0.0, 0.0, 0.001])), method)
+
+
+@settings(BATCH, max_examples=60)
+@given(st.lists(pools(), min_size=1, max_size=12), st.sampled_from(["exact", "fes"]))
+def test_thread_pool_batch_equals_single(configs, method):
+    columns = list(zip(*configs, strict=True))
+    K, B, T, cpu, wait, Z, theta, phi = (np.array(c) for c in columns[:8])
+    if method == "exact":
+        K, B = np.minimum(K, 12), np.minimum(B, 12)
+    singles = {}
+    for i in range(len(configs)):
+        try:  # a configuration outside the domain (its CPU time with overhead) is left out
+            singles[i] = thread_pool(K[i], B[i], T[i], cpu[i], wait[i], Z[i],
+                                     thread_overhead=theta[i], pool_overhead=phi[i],
+                                     method=method)
+        except ValueError as exc:
+            assert "thread_overhead" in str(exc)
+    keep = np.array(sorted(singles))
+    assume(keep.size > 0)
+    batch = thread_pool(K[keep], B[keep], T[keep], cpu[keep], wait[keep], Z[keep],
+                        thread_overhead=theta[keep], pool_overhead=phi[keep], method=method)
+    for row, i in enumerate(keep):
+        _same(batch, singles[i], THREAD_POOL_METRICS, row)
