@@ -78,7 +78,7 @@ def test_a_signal_during_a_write_waits_until_the_write_is_done():
     received = []
     previous = signal.signal(signal.SIGINT, lambda *a: received.append("SIGINT"))
     try:
-        with records._no_interrupt():
+        with records.held_signals():
             os.kill(os.getpid(), signal.SIGINT)
             assert received == []  # held while writing
         assert received == ["SIGINT"]  # delivered right after
@@ -91,3 +91,16 @@ def test_every_table_has_a_schema_with_descriptions():
         fields = records.schema(table)["fields"]
         assert fields and all(f["description"] for f in fields)
         assert len({f["name"] for f in fields}) == len(fields)
+
+
+def test_held_signals_nest():
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda *a: received.append("SIGINT"))
+    try:
+        with records.held_signals():
+            with records.held_signals():
+                os.kill(os.getpid(), signal.SIGINT)
+            assert received == []  # still held by the outer block
+        assert received == ["SIGINT"]
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Field", "TABLES", "DatasetWriter", "new_dataset_dir", "schema"]
+__all__ = ["Field", "TABLES", "DatasetWriter", "held_signals", "new_dataset_dir", "schema"]
 
 
 @dataclass(frozen=True)
@@ -162,9 +162,10 @@ def new_dataset_dir(root: Path, name: str, date: str) -> Path:
 
 
 @contextlib.contextmanager
-def _no_interrupt():
+def held_signals():
     """Hold SIGINT and SIGTERM until the block is done (a write is never cut in half): the
-    handlers are swapped for ones that only note the signal, which is raised again after."""
+    handlers are swapped for ones that only note the signal, which is raised again after.
+    Blocks nest: an inner one hands what it noted to the outer one."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -202,7 +203,7 @@ def _text(value: Any) -> Any:
 
 
 def _append(path: Path, data: bytes) -> None:
-    with _no_interrupt():
+    with held_signals():
         with open(path, "ab") as handle:
             handle.write(data)
             handle.flush()
@@ -212,7 +213,7 @@ def _append(path: Path, data: bytes) -> None:
 def _replace(path: Path, text: str) -> None:
     """Write a whole file atomically (a temporary file renamed over it)."""
     tmp = path.with_name(path.name + ".tmp")
-    with _no_interrupt():
+    with held_signals():
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
 

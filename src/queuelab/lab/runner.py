@@ -127,7 +127,7 @@ def _get(base: str, work: int, sleep_us: int, size: int) -> tuple[float, int]:
 
 
 class _Stopped(Exception):
-    """SIGTERM, turned into an exception so that every finally block runs."""
+    """A stopping signal, turned into an exception so that every finally block runs."""
 
 
 def _raise_stopped(signum, frame):  # noqa: ARG001
@@ -142,7 +142,7 @@ class _State:
     clock: Callable[[], float]
     work_per_ms: float | None = None
     run_number: int = 0
-    done: list[str] = field(default_factory=list)
+    completed: int = 0
 
 
 def run_campaign(plan: Campaign, options: Options) -> Path:
@@ -156,7 +156,10 @@ def run_campaign(plan: Campaign, options: Options) -> Path:
     writer = records.DatasetWriter(directory, metadata, _readme,
                                    files={"campaign.toml": plan.source})
     state = _State(plan, options, writer, time.monotonic)
-    previous = signal.signal(signal.SIGTERM, _raise_stopped)
+    # Ctrl-C (even where a shell started the runner with SIGINT ignored), kill, or a closed
+    # terminal: each stops the server and the generator and keeps the completed runs.
+    handled = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, _raise_stopped) for sig in handled}
     status = "failed"
     bar = _progress(plan, options)
     try:
@@ -167,16 +170,14 @@ def run_campaign(plan: Campaign, options: Options) -> Path:
                 for queue in plan.design.queue:
                     _configuration(state, bar, split, threads, queue)
         status = "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    except _Stopped:
+    except (KeyboardInterrupt, _Stopped):
         status = "interrupted"
         raise KeyboardInterrupt from None
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         bar.close()
-        writer.write_metadata(status=status, runs_completed=state.run_number)
+        writer.write_metadata(status=status, runs_completed=state.completed)
     return directory
 
 
@@ -302,9 +303,11 @@ def _measure(state: _State, url: str, server: Tomcat | None, run: Run, work: int
         rows = _read_rows(rows_path)
     seconds = time.monotonic() - started
     counters = server.settle().since(before) if server else None
-    state.writer.append("requests", rows)
-    state.writer.append("runs", [_run_row(state, run, work, spec, rows, meta, counters,
-                                          monitor, seconds)])
+    row = _run_row(state, run, work, spec, rows, meta, counters, monitor, seconds)
+    with records.held_signals():  # a run's requests and its row are stored together or not
+        state.writer.append("requests", rows)
+        state.writer.append("runs", [row])
+        state.completed += 1
 
 
 def _read_rows(path: Path) -> list[tuple]:
