@@ -15,11 +15,12 @@ import subprocess
 import sys
 import time
 
+import pandas as pd
 import pytest
 from conftest import lab_processes, smoke_settings, write_campaign
 from frictionless import validate
 
-from queuelab.lab import analysis, campaign, runner
+from queuelab.lab import analysis, campaign, runner, tomcat
 
 pytestmark = pytest.mark.lab
 
@@ -31,6 +32,8 @@ def _check_accounting(folder):
     for run in runs.itertuples():
         assert run.sent == per_run.get(run.run, 0) == run.locust_requests
         assert run.ok + run.closed + run.other_errors == run.sent
+        if pd.isna(run.server_answered):  # a server the runner did not start
+            continue
         assert run.server_answered == run.ok, "an answer the client did not count"
         assert run.server_rejected == run.closed, "a refusal the client did not see"
     return runs, requests
@@ -134,3 +137,28 @@ def test_ctrl_c_stops_everything_and_keeps_the_finished_runs(tmp_path, no_leftov
     runs, requests = _check_accounting(folder)
     assert 2 <= len(runs) < 8
     assert set(requests["run"]) == set(runs["run"])
+
+
+def test_a_server_started_by_the_user(tmp_path, no_leftovers):
+    settings = smoke_settings()
+    settings["design"]["clients"] = [3]
+    plan = campaign.load(write_campaign(tmp_path, settings))
+    server = tomcat.ServerSettings(threads=2, queue=1, port=tomcat.free_port(), cores=(1,))
+    with tomcat.Tomcat(server) as elsewhere:
+        folder = runner.run_campaign(plan, runner.Options(
+            out_root=tmp_path / "out", target=elsewhere.url, progress=False))
+    assert validate(folder / "datapackage.json").valid
+    meta = analysis.metadata(folder)
+    assert meta["server"].startswith(f"a server started by the user at {elsewhere.url}")
+    runs, _ = _check_accounting(folder)
+    assert runs["server_answered"].isna().all() and runs["server_cpu"].isna().all()
+    assert (runs["ok"] > 0).all()
+
+
+def test_an_unreachable_target_is_refused_by_name(tmp_path):
+    plan = campaign.load(campaign.builtin("smoke"))
+    url = f"http://127.0.0.1:{tomcat.free_port()}"
+    with pytest.raises(ValueError, match=f"target {url} does not serve the test page"):
+        runner.run_campaign(plan, runner.Options(out_root=tmp_path / "out", target=url,
+                                                 progress=False))
+    assert not (tmp_path / "out").exists()

@@ -384,12 +384,14 @@ def _metadata(plan: Campaign, options: Options, server_versions: dict[str, str])
                        f"a server started by the user at {options.target} (its settings "
                        f"are as declared in the campaign file, not applied by the runner)"),
             "load_generator": f"Locust ({distributed})",
-            "pinning": {"server_cores": list(plan.server.server_cores),
+            "pinning": {"server_cores": (list(plan.server.server_cores)
+                                         if options.target is None else []),
                         "generator_cores": list(plan.server.generator_cores),
                         "tool": "taskset"},
-            "jvm_options": ServerSettings(threads=1, queue=1, port=0,
-                                          heap_mb=plan.server.heap_mb,
-                                          cores=plan.server.server_cores).jvm_options(),
+            "jvm_options": (ServerSettings(threads=1, queue=1, port=0,
+                                           heap_mb=plan.server.heap_mb,
+                                           cores=plan.server.server_cores).jvm_options()
+                            if options.target is None else []),
             "settings": {"server": asdict(plan.server), "timing": asdict(plan.timing),
                          "checks": asdict(plan.checks), "think_time_s": plan.think_time_s,
                          "response_bytes": plan.response_bytes,
@@ -404,6 +406,7 @@ def _metadata(plan: Campaign, options: Options, server_versions: dict[str, str])
 def _readme(metadata: dict) -> str:
     m = metadata["measurement"]
     machine_ = m["machine"]
+    server_cores = m["pinning"]["server_cores"] or "none (a server the runner did not start)"
     lines = [
         f"# {metadata['title']}",
         "",
@@ -422,11 +425,11 @@ def _readme(metadata: dict) -> str:
         f"{machine_['memory_gib']} GiB",
         f"- System: {machine_['os']}, Linux {machine_['kernel']}",
         f"- Server: {m['server']}; {machine_['tomcat']}; {machine_['java']}",
-        f"- JVM options: `{' '.join(m['jvm_options'])}`",
+        f"- JVM options: `{' '.join(m['jvm_options']) or 'not set by the runner'}`",
         f"- Load generator: {m['load_generator']}, Locust {machine_['locust']} "
         f"(geventhttpclient {machine_['geventhttpclient']}), Python {machine_['python']}",
-        f"- Pinning (taskset): server on cores {m['pinning']['server_cores']}, generator and "
-        f"runner on cores {m['pinning']['generator_cores']}",
+        f"- Pinning (taskset): server on cores {server_cores}, generator and runner on "
+        f"cores {m['pinning']['generator_cores']}",
         "- Kernel settings: " + ", ".join(f"{k} = {v}" for k, v in machine_["sysctl"].items()),
     ]
     if "work_per_ms" in m:
