@@ -109,7 +109,8 @@ def test_distributed_mode_with_a_worker_process(tmp_path, no_leftovers):
     assert requests.groupby("run")["user"].nunique().tolist() == [1, 4]
 
 
-def test_ctrl_c_stops_everything_and_keeps_the_finished_runs(tmp_path, no_leftovers):
+def _start_and_wait_for_runs(tmp_path, runs: int):
+    """A campaign of seven runs in a child process, once ``runs`` of them are stored."""
     settings = smoke_settings()
     settings["design"]["clients"] = [2, 3, 4, 5, 6, 7, 8]
     file = write_campaign(tmp_path, settings)
@@ -118,25 +119,40 @@ def test_ctrl_c_stops_everything_and_keeps_the_finished_runs(tmp_path, no_leftov
                                 "--out", str(out), "--no-wire", "--quiet"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    runs_csv = None
     while time.monotonic() < deadline and process.poll() is None:
         found = list(out.glob("*/runs.csv"))
-        if found and len(found[0].read_text().splitlines()) >= 3:  # header + 2 runs
-            runs_csv = found[0]
-            break
+        if found and len(found[0].read_text().splitlines()) > runs:  # the header, then runs
+            return process, found[0].parent
         time.sleep(0.2)
-    assert runs_csv is not None, process.communicate(timeout=30)
+    process.kill()
+    raise AssertionError(process.communicate(timeout=30))
+
+
+def test_ctrl_c_stops_everything_and_keeps_the_finished_runs(tmp_path, no_leftovers):
+    process, folder = _start_and_wait_for_runs(tmp_path, 2)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "interrupted" in err
-    folder = runs_csv.parent
     assert validate(folder / "datapackage.json").valid
     meta = json.loads((folder / "datapackage.json").read_text())["measurement"]
     assert meta["status"] == "interrupted"
     runs, requests = _check_accounting(folder)
-    assert 2 <= len(runs) < 8
+    assert 2 <= len(runs) < 8 and meta["runs_completed"] == len(runs)
     assert set(requests["run"]) == set(runs["run"])
+
+
+def test_a_killed_runner_takes_its_server_and_generator_with_it(tmp_path, no_leftovers):
+    process, folder = _start_and_wait_for_runs(tmp_path, 1)
+    process.send_signal(signal.SIGKILL)  # no chance to clean up
+    process.communicate(timeout=30)
+    deadline = time.monotonic() + 20
+    while lab_processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    # the no_leftovers fixture fails the test if the JVM or Locust outlived the runner;
+    # what was stored before is complete and valid
+    assert validate(folder / "datapackage.json").valid
+    _check_accounting(folder)
 
 
 def test_a_server_started_by_the_user(tmp_path, no_leftovers):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from . import processes
 from .tomcat import free_port
 
 __all__ = ["LoadSpec", "Generator", "GeneratorError", "locustfile"]
@@ -99,9 +99,7 @@ class Generator:
         log = open(Path(self._tmp.name) / f"{name}.log", "wb")  # noqa: SIM115
         self._logs.append(log)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                               stdin=subprocess.DEVNULL, env=env,
-                                               start_new_session=True))
+        self.processes.append(processes.spawn(command, env=env, log=log))
 
     def start(self) -> None:
         s = self.spec
@@ -165,15 +163,7 @@ class Generator:
     def stop(self) -> None:
         """End every generator process (TERM, then KILL) and remove the temporary files."""
         for process in self.processes:
-            if process.poll() is None:
-                _signal_group(process.pid, signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                _signal_group(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
-            _signal_group(process.pid, signal.SIGKILL)
+            processes.end(process, grace_s=10.0)
         self.processes = []
         for log in self._logs:
             log.close()
@@ -183,7 +173,3 @@ class Generator:
         self.stop()
         self._tmp.cleanup()
 
-
-def _signal_group(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)

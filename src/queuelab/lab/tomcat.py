@@ -15,11 +15,9 @@ waits in the kernel and is served late, never refused; see :mod:`queuelab.lab.wi
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -30,6 +28,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
+
+from . import processes
 
 __all__ = [
     "CATALINA_HOME",
@@ -249,9 +249,7 @@ class Tomcat:
                             "CATALINA_OPTS": " ".join(self.settings.jvm_options())})
         self._log = open(self.base / "logs" / "catalina.out", "wb")  # noqa: SIM115
         try:
-            self.process = subprocess.Popen(command, env=env, stdout=self._log,
-                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                            start_new_session=True)
+            self.process = processes.spawn(command, env=env, log=self._log)
             self._wait_ready()
         except BaseException:
             self.stop()
@@ -298,15 +296,8 @@ class Tomcat:
     def stop(self) -> None:
         """Stop the JVM (TERM, then KILL after 15 s) and remove the base folder."""
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            _signal_group(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                _signal_group(process.pid, signal.SIGKILL)
-                process.wait(timeout=15)
         if process is not None:
-            _signal_group(process.pid, signal.SIGKILL)  # anything it left in its group
+            processes.end(process)
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -348,7 +339,3 @@ class ServerCounters:
         return ServerCounters(self.answered - before.answered, self.rejected - before.rejected,
                               self.server_time_us_sum - before.server_time_us_sum)
 
-
-def _signal_group(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
