@@ -62,15 +62,17 @@ book: build-book
 lint: setup
 	$(VENV)/bin/ruff check src tests scripts notebooks
 
+# Unit, property and data tests, the chapter checks, and every docstring example of src/.
 unit: setup
 	$(PY) -m pytest -q -m "not browser" --ignore=tests/site
 
 notebooks-check: setup
 	$(PY) -m pytest -q tests/test_notebooks_stored.py
 
+# Strict nbval over every notebook, run where a reader runs a downloaded one: the wheel built
+# from this tree, installed in a fresh virtual environment outside the repository.
 nbval: setup
-	$(PY) -m pytest -q --nbval --nbval-current-env \
-	  --nbval-sanitize-with nbval-sanitize.cfg notebooks
+	$(PY) scripts/check_wheel.py
 
 site-tests: chromium
 	$(PY) -m pytest -q tests/site
@@ -79,7 +81,8 @@ test: setup chromium tomcat lint unit nbval build-book site-tests
 	@echo "All checks passed."
 
 ## Maintenance ------------------------------------------------------------
-# Re-run every notebook top to bottom and store the outputs (after changing code or data).
+# Re-run every chapter (notebooks/<name>.md) top to bottom and store notebooks/<name>.ipynb with
+# its outputs (after changing a chapter, code or data). An unchanged tree stays unchanged.
 execute-notebooks: setup
 	$(PY) scripts/execute_notebooks.py
 

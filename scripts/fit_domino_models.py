@@ -1,9 +1,9 @@
 """Fit the thread-pool model to the Domino HTTP-threads grids, with intervals and
 leave-one-out errors (the slow part of the fitting chapter).
 
-For every case of :data:`queuelab.fit.domino.CASES` (WebMail or probe response time, alone or
-with the CPU utilization) the five thread-pool parameters are fitted with profile-likelihood
-intervals, and each of the 20 grid cells is left out in turn. Writes
+For every case of :data:`queuelab.documents.domino_threads.fits.CASES` (WebMail or probe
+response time, alone or with the CPU utilization) the five thread-pool parameters are fitted
+with profile-likelihood intervals, and each of the 20 grid cells is left out in turn. Writes
 
 * ``results/domino_thread_pool_fits.csv`` - one row per (case, parameter): estimate, interval
   and whether the data close each side;
@@ -24,7 +24,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from queuelab.fit import domino, leave_one_out, loo_summary
+from queuelab.documents.domino_threads import fits as domino
+from queuelab.fit import leave_one_out, loo_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuelab import charts, explorer, rules, thread_pool
+from queuelab import charts, explorer, thread_pool
 from queuelab.charts.sliders import _explorer_number
+from queuelab.documents.domino_threads import rules
 
 SMALL = dict(clients=[20, 60, 120], capacity=[40, 200], threads=[2, 8], cpu_time=[0.01, 0.03],
              wait_time=[0.1], think_time=[2.0, 5.0])
@@ -327,3 +328,41 @@ def test_threads_needed_handles_small_and_cpu_free_servers(args):
     out = explorer.threads_needed(clients=[clients], capacity=[2], cpu_time=[cpu],
                                   wait_time=[0.1], think_time=[1.0])
     assert 1 <= out["model_threads"].item() <= min(clients, 2)
+
+
+def test_in_milliseconds_adds_the_slider_units(small_grid):
+    shown = explorer.in_milliseconds(small_grid)
+    np.testing.assert_allclose(shown["cpu_ms"], 1000 * small_grid["cpu_time"])
+    np.testing.assert_allclose(shown["wait_ms"], 1000 * small_grid["wait_time"])
+    assert shown.drop(columns=["cpu_ms", "wait_ms"]).equals(small_grid)
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['wait_time'\]"):
+        explorer.in_milliseconds(small_grid.drop(columns="wait_time"))
+
+
+def test_rule_against_model_shares(small_sizing):
+    shares = explorer.rule_against_model(small_sizing, "rule_threads")
+    rule, model = small_sizing["rule_threads"], small_sizing["model_threads"]
+    n = len(small_sizing)
+    assert shares["fewer threads than the model"] == pytest.approx((rule < model).sum() / n)
+    assert shares["as many or more"] == pytest.approx((rule >= model).sum() / n)
+    assert shares["fewer threads than the model"] + shares["as many or more"] == pytest.approx(1)
+    assert shares["more than twice as many"] == pytest.approx((rule > 2 * model).sum() / n)
+    assert shares["more than twice as many"] <= shares["as many or more"]
+    with pytest.raises(ValueError, match="rule must be a column of sizing"):
+        explorer.rule_against_model(small_sizing, "model_threads")
+
+
+def test_at_settings_selects_rows_by_close_values(small_grid):
+    rows = explorer.at_settings(small_grid, capacity=200, threads=8, cpu_time=0.03,
+                                wait_time=0.1, think_time=2.0)
+    assert list(rows.index) == SMALL["clients"]
+    picked = small_grid[(small_grid["capacity"] == 200) & (small_grid["threads"] == 8)
+                        & (small_grid["cpu_time"] == 0.03) & (small_grid["think_time"] == 2.0)]
+    np.testing.assert_array_equal(rows["throughput"], picked["throughput"])
+    # 0.1 + 0.2 is not 0.3 in floating point: still found
+    assert len(explorer.at_settings(small_grid, cpu_time=0.01 + 0.02)) == len(
+        small_grid[np.isclose(small_grid["cpu_time"], 0.03)])
+    with pytest.raises(ValueError, match="chosen must name at least one setting"):
+        explorer.at_settings(small_grid)
+    with pytest.raises(ValueError, match=r"column\(s\) \['pool'\]"):
+        explorer.at_settings(small_grid, pool=3)

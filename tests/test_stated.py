@@ -24,6 +24,19 @@ def test_parse_number_refuses_anything_else(text):
         stated.parse_number(text)
 
 
+@pytest.mark.parametrize("text, number", [
+    ("1.8 million", 1.8e6), ("2 thousand", 2000.0), ("3 Billion", 3e9), ("2X", 2.0), ("1.5x", 1.5),
+])
+def test_parse_number_reads_multipliers_and_factors(text, number):
+    assert stated.parse_number(text) == number
+
+
+@pytest.mark.parametrize("text", ["million", "X", "two million", "1.8 millions", "2XX"])
+def test_parse_number_refuses_malformed_multipliers_and_factors(text):
+    with pytest.raises(ValueError, match="is not a single printed number"):
+        stated.parse_number(text)
+
+
 def test_parse_number_needs_a_string():
     with pytest.raises(ValueError, match="text must be a string"):
         stated.parse_number(40)
@@ -73,3 +86,54 @@ def _reads(text: str) -> bool:
 def test_unknown_quantity_is_named_with_the_known_ones():
     with pytest.raises(ValueError, match=r"'nope' is stated 0 times .* stated quantities: \["):
         stated.value(DOC, "nope")
+
+
+def test_a_quantity_stated_in_several_sentences():
+    doc = "iplanet-tuning"
+    assert stated.numbers(doc, "thread_check_every_connections") == [16.0, 32.0]
+    with pytest.raises(ValueError, match="stated with 2 values"):
+        stated.number(doc, "thread_check_every_connections")
+    with pytest.raises(ValueError, match="stated with 2 different values"):
+        stated.value(doc, "thread_check_every_connections")
+    # stated three times, always as 400: one number
+    assert len(stated.rows(doc, "static_directories")) == 3
+    assert stated.number(doc, "static_directories") == 400.0
+    with pytest.raises(ValueError, match="stated 3 times .* narrow it down"):
+        stated.sentence(doc, "static_directories")
+    assert stated.number(doc, "servlets_jsps_per_hour") == 1.8e6
+
+
+def test_rows_narrowed_by_a_column():
+    doc = "domino-threads"
+    assert len(stated.rows(doc, "response_time_200_users_10_threads")) == 2
+    one = stated.row(doc, "response_time_200_users_10_threads", inventory_id="DT-C3")
+    assert one["inventory_id"] == "DT-C3"
+    assert stated.value(doc, "response_time_200_users_10_threads", inventory_id="DT-C2") \
+        == one["value"]
+    with pytest.raises(ValueError, match=r"stated 0 times .* with \{'inventory_id': 'DT-C9'\}"):
+        stated.row(doc, "response_time_200_users_10_threads", inventory_id="DT-C9")
+    with pytest.raises(ValueError, match=r"where names column\(s\) \['colour'\]"):
+        stated.rows(doc, "default_http_threads", colour="red")
+
+
+def test_figure_statements_group_the_numbers_by_sentence():
+    note, frame = stated.figure_statements("imre-appserver", "IM-F2")
+    figures = data.load("imre-appserver", "figures").set_index("figure_id")
+    assert note == f"**IM-F2, {figures.loc['IM-F2', 'status']}.** {figures.loc['IM-F2', 'note']}"
+    names = [q.strip() for q in figures.loc["IM-F2", "stated_in_text"].split(";")]
+    said = stated.table("imre-appserver").set_index("quantity").loc[names]
+    # one row per sentence, and every stated value of the figure appears in its sentence's row
+    assert frame.index.name == "sentence of the text"
+    assert list(frame.columns) == ["numbers stated"]
+    assert sorted(frame.index) == sorted(set(said["sentence"]))
+    for quantity, r in said.iterrows():
+        assert str(r["value"]) in frame.loc[r["sentence"], "numbers stated"], quantity
+
+
+def test_figure_statements_without_numbers_and_unknown_figures():
+    figures = data.load(DOC, "figures")
+    silent = figures.loc[figures["stated_in_text"].isna(), "figure_id"].iloc[0]
+    note, frame = stated.figure_statements(DOC, silent)
+    assert frame is None and note.startswith(f"**{silent}, ")
+    with pytest.raises(ValueError, match="figure_id must be one of"):
+        stated.figure_statements(DOC, "DC-F99")

@@ -6,10 +6,10 @@ import json
 import re
 from pathlib import Path
 
+import inventory
 import pytest
 
-from queuelab import status
-from tests import inventory
+from queuelab import data, status
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "notebooks" / "reproduction-status.ipynb"
@@ -67,7 +67,18 @@ def test_labels_are_found(tmp_path):
     assert status.locations(tmp_path) == {"DT-T3": "book/p.html#dt-t3"}
 
 
-def test_prefix_order_follows_the_book_order():
-    from queuelab import data
+def test_stored_locations_match_the_book():
+    assert status.locations() == status.scan_locations(ROOT), (
+        "the places of the inventory items changed: run make execute-notebooks "
+        "(status.write_locations)")
 
-    assert [inventory.PREFIXES[p] for p in status.PREFIX_ORDER] == list(data.BOOK_ORDER)
+
+def test_documents_follow_the_book_order_in_the_table(table):
+    prefixes = list(dict.fromkeys(table["id"].str[:2]))
+    assert prefixes == [data.prefix(d) for d in data.documents()]
+
+
+def test_inventory_prefixes_are_the_documents_in_the_same_order():
+    if not inventory.available():
+        pytest.skip("../shared/INVENTORY.md is not beside the repository")
+    assert inventory.inventory_prefixes() == [data.prefix(d) for d in data.documents()]

@@ -1,15 +1,31 @@
-"""Load the transcribed tables of the five source documents.
+"""Load the transcribed tables of the source documents, and any other data package.
 
-Each document has a folder ``data/<short-name>/`` holding tidy CSV files and a Frictionless
-``datapackage.json`` that describes them: one resource per table, with the inventory ID it
-transcribes, a title, the source section, and each column's type, unit and description.
+Each source document has a folder ``data/<short-name>/`` holding tidy CSV files and a
+Frictionless ``datapackage.json`` that describes them: one resource per table, with the
+inventory ID it transcribes, a title, the source section, and each column's type, unit and
+description.
 
 >>> from queuelab import data
 >>> df = data.load("domino-threads", "webmail_response_time")
 >>> df.attrs["units"]["response_time_s"]
 's'
 
-The data folder is the repository's ``data/`` (found next to ``src/``); set the environment
+**The list of documents comes from the data's own metadata.** A data package is a *source
+document* when its ``datapackage.json`` names the ``inventory_prefix`` of its items (``DT`` for
+``DT-T3``) and its ``book_order`` (its place among the documents); nothing else lists the
+documents:
+
+>>> data.documents()[:2]
+['domino-threads', 'domino-curves']
+>>> data.prefix("domino-threads"), data.document_for_prefix("IM")
+('DT', 'imre-appserver')
+
+Any other data package below ``data/`` (a measured data set such as ``data/lab/<id>/``) is
+loaded the same way by its path, ``data.load("lab/<id>", table)``, and listed by
+:func:`packages`, but it is not a source document. CSV files may be gzipped (``.csv.gz``).
+
+The data are package data of ``queuelab`` (the repository's ``data/``, shipped into the wheel
+at build time), so the loader works wherever the package is installed. Set the environment
 variable ``QUEUELAB_DATA`` to read another copy.
 """
 
@@ -18,17 +34,33 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["BOOK_ORDER", "DATA_DIR", "data_dir", "documents", "datasets", "describe", "load"]
+__all__ = [
+    "PACKAGE_DATA",
+    "PACKAGE_RESULTS",
+    "data_dir",
+    "results_dir",
+    "packages",
+    "documents",
+    "prefix",
+    "document_for_prefix",
+    "metadata",
+    "datasets",
+    "describe",
+    "path",
+    "load",
+    "load_result",
+]
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
-# The documents in the order the book (and its inventory) presents them.
-BOOK_ORDER = ("domino-threads", "domino-curves", "domino-keepalive", "iplanet-tuning",
-              "imre-appserver")
+#: The data and the stored results of the long analyses, as installed with the package
+#: (in a checkout: links to the repository's ``data/`` and ``results/``).
+PACKAGE_DATA = Path(str(resources.files("queuelab") / "_data"))
+PACKAGE_RESULTS = Path(str(resources.files("queuelab") / "_results"))
 
 # Frictionless field types -> pandas dtypes. Integers stay nullable so that a missing
 # cell never silently turns a column into floats.
@@ -41,43 +73,101 @@ _DTYPES = {
 
 
 def data_dir() -> Path:
-    """The folder holding one sub-folder per source document."""
-    return Path(os.environ.get("QUEUELAB_DATA", DATA_DIR))
+    """The folder holding one sub-folder per data package (``QUEUELAB_DATA`` if set)."""
+    return Path(os.environ.get("QUEUELAB_DATA", PACKAGE_DATA))
 
 
-def documents() -> list[str]:
-    """Short names of the documents that have a data package, sorted."""
-    root = data_dir()
-    return sorted(p.parent.name for p in root.glob("*/datapackage.json"))
+def results_dir() -> Path:
+    """The folder of the stored results of the validation, benchmark and long analyses."""
+    return PACKAGE_RESULTS
+
+
+def load_result(name: str, **read_options: Any) -> pd.DataFrame:
+    """A stored result table, ``results/<name>.csv`` (``ValueError`` listing the known ones);
+    ``read_options`` go to :func:`pandas.read_csv`."""
+    path = results_dir() / f"{name}.csv"
+    if not path.is_file():
+        known = sorted(p.stem for p in results_dir().glob("*.csv"))
+        raise ValueError(f"unknown result {name!r}; available results: {known}")
+    return pd.read_csv(path, **read_options)
 
 
 @cache
-def _package(root: str, document: str) -> dict[str, Any]:
-    path = Path(root) / document / "datapackage.json"
+def _read_package(root: str, name: str) -> dict[str, Any]:
+    path = Path(root) / name / "datapackage.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _resolve_package(document: str) -> dict[str, Any]:
-    known = documents()
-    if document not in known:
-        raise ValueError(f"unknown document {document!r}; available documents: {known}")
-    return _package(str(data_dir()), document)
+def packages() -> list[str]:
+    """Every data package below the data folder, by its path there (``"domino-threads"``,
+    ``"lab/<id>"``), sorted."""
+    root = data_dir()
+    return sorted(p.parent.relative_to(root).as_posix() for p in root.rglob("datapackage.json"))
+
+
+def _documents(root: str) -> list[str]:
+    """The source documents of ``root``: the top-level packages naming an inventory prefix."""
+    found = []
+    for path in Path(root).glob("*/datapackage.json"):
+        package = _read_package(root, path.parent.name)
+        if "inventory_prefix" in package:
+            found.append((package["book_order"], path.parent.name))
+    orders = [order for order, _ in found]
+    if len(set(orders)) != len(orders):
+        raise ValueError(f"two documents share a book_order: {sorted(found)}")
+    return [name for _, name in sorted(found)]
+
+
+def documents() -> list[str]:
+    """Short names of the source documents, in the book's order (their ``book_order``)."""
+    return _documents(str(data_dir()))
+
+
+def prefix(document: str) -> str:
+    """The inventory prefix of a source document (``"DT"`` for ``domino-threads``)."""
+    if document not in documents():
+        raise ValueError(f"unknown document {document!r}; available documents: {documents()}")
+    return metadata(document)["inventory_prefix"]
+
+
+def document_for_prefix(inventory_prefix: str) -> str:
+    """The source document whose inventory items start with ``inventory_prefix``."""
+    by_prefix = {prefix(d): d for d in documents()}
+    if inventory_prefix not in by_prefix:
+        raise ValueError(f"unknown inventory prefix {inventory_prefix!r}; "
+                         f"known prefixes: {sorted(by_prefix)}")
+    return by_prefix[inventory_prefix]
+
+
+def metadata(package: str) -> dict[str, Any]:
+    """The whole ``datapackage.json`` of a data package (a document or another data set)."""
+    known = packages()
+    if package not in known:
+        others = sorted(set(known) - set(documents()))
+        raise ValueError(f"unknown document {package!r}; available documents: {documents()}"
+                         + (f"; other data packages: {others}" if others else ""))
+    return _read_package(str(data_dir()), package)
 
 
 def datasets(document: str) -> list[str]:
-    """Names of the tables transcribed from ``document``, in package order."""
-    return [r["name"] for r in _resolve_package(document)["resources"]]
+    """Names of the tables of ``document`` (or of another data package), in package order."""
+    return [r["name"] for r in metadata(document)["resources"]]
 
 
 def describe(document: str, name: str) -> dict[str, Any]:
     """The Frictionless resource descriptor of one table (title, inventory ID, schema, source)."""
-    resources = {r["name"]: r for r in _resolve_package(document)["resources"]}
-    if name not in resources:
+    resources_ = {r["name"]: r for r in metadata(document)["resources"]}
+    if name not in resources_:
         raise ValueError(
             f"unknown dataset {name!r} for document {document!r}; "
-            f"available datasets: {sorted(resources)}"
+            f"available datasets: {sorted(resources_)}"
         )
-    return resources[name]
+    return resources_[name]
+
+
+def path(document: str, name: str) -> Path:
+    """The file of one table."""
+    return data_dir() / document / describe(document, name)["path"]
 
 
 def load(document: str, name: str) -> pd.DataFrame:
@@ -90,13 +180,13 @@ def load(document: str, name: str) -> pd.DataFrame:
     """
     resource = describe(document, name)
     fields = resource["schema"]["fields"]
-    path = data_dir() / document / resource["path"]
+    file = path(document, name)
     dtypes = {f["name"]: _DTYPES.get(f.get("type", "string"), "string") for f in fields}
-    frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False,
+    frame = pd.read_csv(file, dtype=dtypes, keep_default_na=False,
                         na_values=resource["schema"].get("missingValues", [""]))
     expected = [f["name"] for f in fields]
     if list(frame.columns) != expected:
-        raise ValueError(f"{path} has columns {list(frame.columns)}, schema says {expected}")
+        raise ValueError(f"{file} has columns {list(frame.columns)}, schema says {expected}")
     frame.attrs.update(
         document=document,
         name=name,

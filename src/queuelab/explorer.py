@@ -7,9 +7,10 @@ computed beforehand:
   connection-queue capacity, threads, CPU time, wait time and think time, as a tidy table;
 * :func:`threads_needed` - for every combination of clients, capacity, CPU, wait and think
   time, three answers to "how many threads?": the 10 % starting rule of the 1998 Domino
-  article (:func:`queuelab.rules.domino_initial_threads`), the peak-threads rule (a high
-  percentile of the number of busy threads when the pool is not the limit) and the model's
-  answer (the smallest pool whose response time is within a tolerance of an unlimited pool's).
+  article (:func:`queuelab.documents.domino_threads.rules.domino_initial_threads`), the
+  peak-threads rule (a high percentile of the number of busy threads when the pool is not the
+  limit) and the model's answer (the smallest pool whose response time is within a tolerance
+  of an unlimited pool's).
 
 The model has no per-thread overhead here (``thread_overhead = pool_overhead = 0``), so in it a
 larger pool never hurts; what a thread costs (memory, in the Domino measurements) is why the
@@ -44,11 +45,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import rules
 from ._validation import as_choice, as_integer, as_nonnegative, as_positive
+from .data import results_dir
+from .documents.domino_threads import rules
 from .models import thread_pool
 
 __all__ = [
+    "at_settings",
+    "in_milliseconds",
+    "rule_against_model",
     "AXES",
     "CLIENTS",
     "CAPACITY",
@@ -82,7 +87,7 @@ MAX_CONFIGURATIONS = 200_000
 _CHUNK = 4096
 _METHODS = ("fes", "exact")
 #: The measured accuracy of ``method="fes"`` (written by ``scripts/benchmark_models.py``).
-BENCHMARK_CSV = Path(__file__).resolve().parents[2] / "results" / "benchmark_models.csv"
+BENCHMARK_CSV = results_dir() / "benchmark_models.csv"
 
 
 def _axis(values: Any, name: str, kind: str) -> np.ndarray:
@@ -189,7 +194,7 @@ def threads_needed(
     """Three answers to "how many threads?" at every combination of the five axes.
 
     * ``rule_threads``: the 10 % starting rule of the Domino article, ten threads per hundred
-      clients rounded up (:func:`queuelab.rules.domino_initial_threads`);
+      clients rounded up (:func:`queuelab.documents.domino_threads.rules.domino_initial_threads`);
     * ``peak_threads``: the peak-threads rule - set the pool to the peak number of busy
       threads. The peak is the ``percentile``-th percentile of the number of busy threads when
       the pool is not the limit (``threads = min(clients, capacity)``, where every admitted
@@ -304,3 +309,44 @@ def fes_benchmark(threads_low: int = 1, threads_high: int = 10**9,
     chosen = wide[(wide["threads"] >= low) & (wide["threads"] <= high)]
     return chosen.sort_values(["threads", "clients", "capacity", "cpu_time", "wait_time"]
                               ).reset_index(drop=True)
+
+
+def in_milliseconds(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the CPU and wait times also in milliseconds (``cpu_ms``, ``wait_ms``,
+    rounded to 0.001 ms), the unit of the explorer's sliders.
+
+    >>> in_milliseconds(pd.DataFrame({"cpu_time": [0.01], "wait_time": [0.2]}))
+       cpu_time  wait_time  cpu_ms  wait_ms
+    0      0.01        0.2    10.0    200.0
+    """
+    missing = sorted({"cpu_time", "wait_time"} - set(frame.columns))
+    if missing:
+        raise ValueError(f"frame lacks column(s) {missing}; it has {list(frame.columns)}")
+    return frame.assign(cpu_ms=(frame["cpu_time"] * 1000).round(3),
+                        wait_ms=(frame["wait_time"] * 1000).round(3))
+
+
+def rule_against_model(sizing: pd.DataFrame, rule: str) -> pd.Series:
+    """How a rule's answers (column ``rule`` of :func:`threads_needed`) compare with the
+    model's (``model_threads``): the shares of the grid where the rule gives fewer threads,
+    as many or more, and more than twice as many."""
+    if rule not in sizing.columns or rule == "model_threads":
+        raise ValueError(f"rule must be a column of sizing other than 'model_threads', "
+                         f"got {rule!r}")
+    diff = sizing[rule] - sizing["model_threads"]
+    return pd.Series({"fewer threads than the model": (diff < 0).mean(),
+                      "as many or more": (diff >= 0).mean(),
+                      "more than twice as many":
+                          (sizing[rule] > 2 * sizing["model_threads"]).mean()})
+
+
+def at_settings(frame: pd.DataFrame, **chosen: float) -> pd.DataFrame:
+    """The rows of a grid at the ``chosen`` settings (column=value, times in seconds, compared
+    with :func:`numpy.isclose`), indexed by ``clients``."""
+    if not chosen:
+        raise ValueError("chosen must name at least one setting")
+    unknown = sorted(set(chosen) - set(frame.columns))
+    if unknown:
+        raise ValueError(f"chosen names column(s) {unknown} not in the grid {list(frame.columns)}")
+    keep = np.logical_and.reduce([np.isclose(frame[k], v) for k, v in chosen.items()])
+    return frame.loc[keep].set_index("clients")

@@ -4,6 +4,12 @@ Nothing here is typed twice: tables come from the data packages, figures from ea
 figure list (``figures.csv``), equations from the ``equations`` tables, claims from the claims
 audit (:mod:`queuelab.audit`), and the place where the book shows an item from the MyST label
 ``(<id>)=`` (lower case, e.g. ``(dt-t3)=``) that a chapter puts in front of it.
+
+The places are read from the book's pages in a checkout (:func:`scan_locations`) and kept in
+the package as ``book_locations.json`` (:func:`write_locations`, run by
+``make execute-notebooks``; a test checks that it matches the pages), so that the status table
+is the same wherever the package is installed. The order of the documents is the book's
+(:func:`queuelab.data.documents`).
 """
 
 from __future__ import annotations
@@ -11,20 +17,22 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
 from . import audit, data, tables
 
-__all__ = ["STATUS_WORDS", "ROOT", "anchor", "locations", "status_table"]
+__all__ = ["STATUS_WORDS", "LOCATIONS_FILE", "anchor", "scan_locations", "write_locations",
+           "locations", "status_table", "link_targets", "html_table"]
 
 STATUS_WORDS = ("reproduced", "recomputed", "reconstructed", "not reproducible")
-ROOT = Path(__file__).resolve().parents[2]
+#: Inventory ID -> ``page.html#anchor``, as found in the book's pages by :func:`scan_locations`.
+LOCATIONS_FILE = Path(str(resources.files("queuelab") / "book_locations.json"))
 _LABEL = re.compile(r"^\(([a-z]{2}-[a-z]\d+)\)=\s*$", re.MULTILINE)
 _KINDS = {"T": "table", "F": "figure", "C": "claim", "E": "equation"}
-# The book's order of the documents (data.BOOK_ORDER), and of kinds within a document.
-PREFIX_ORDER = ("DT", "DC", "DK", "IP", "IM")
+# The order of kinds within a document.
 KIND_ORDER = ("T", "F", "E", "C")
 
 
@@ -34,7 +42,8 @@ def anchor(item_id: str) -> str:
 
 
 def _sources(root: Path) -> list[tuple[str, str]]:
-    """(page path without suffix, text) of every notebook's markdown and every book page."""
+    """(page path without suffix, text) of every notebook's markdown and every book page of the
+    book whose folder is ``root``."""
     pages = []
     for path in sorted((root / "notebooks").glob("*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
@@ -45,13 +54,29 @@ def _sources(root: Path) -> list[tuple[str, str]]:
     return pages
 
 
-def locations(root: Path = ROOT) -> dict[str, str]:
-    """Inventory ID -> ``page.html#anchor`` for every labelled item (first label wins)."""
+def scan_locations(root: Path) -> dict[str, str]:
+    """Inventory ID -> ``page.html#anchor`` for every item labelled in the pages of the book in
+    folder ``root`` (first label wins)."""
     found: dict[str, str] = {}
-    for page, text in _sources(root):
+    for page, text in _sources(Path(root)):
         for label in _LABEL.findall(text):
             found.setdefault(label.upper(), f"{page}.html#{label}")
     return found
+
+
+def write_locations(root: Path, path: Path = LOCATIONS_FILE) -> dict[str, str]:
+    """Scan the book in ``root`` and store what :func:`locations` returns."""
+    found = scan_locations(root)
+    Path(path).write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return found
+
+
+def locations(root: Path | None = None) -> dict[str, str]:
+    """Inventory ID -> ``page.html#anchor``: stored with the package, or scanned from the book
+    in ``root`` when given."""
+    if root is not None:
+        return scan_locations(root)
+    return json.loads(LOCATIONS_FILE.read_text(encoding="utf-8"))
 
 
 def _table_rows() -> list[dict]:
@@ -102,7 +127,7 @@ def _claim_rows() -> list[dict]:
     return rows
 
 
-def status_table(root: Path = ROOT) -> pd.DataFrame:
+def status_table(root: Path | None = None) -> pd.DataFrame:
     """One row per inventory item: id, kind, document, status, where (page#anchor), why."""
     rows = _table_rows() + _figure_rows() + _equation_rows() + _claim_rows()
     frame = pd.DataFrame(rows, columns=["id", "document", "status", "why"])
@@ -114,7 +139,8 @@ def status_table(root: Path = ROOT) -> pd.DataFrame:
     frame.insert(1, "kind", frame["id"].str.extract(r"-([A-Z])\d+$")[0].map(_KINDS))
     frame["where"] = [where.get(i, "") for i in frame["id"]]
     key = frame["id"].str.extract(r"^([A-Z]{2})-([A-Z])(\d+)$")
-    order = (key[0].map(PREFIX_ORDER.index).astype(str) + key[1].map(KIND_ORDER.index).astype(str)
+    prefixes = [data.prefix(d) for d in data.documents()]
+    order = (key[0].map(prefixes.index).astype(str) + key[1].map(KIND_ORDER.index).astype(str)
              + key[2].astype(int).map("{:04d}".format))
     return frame.assign(_order=order).sort_values("_order").drop(columns="_order").reset_index(
         drop=True)
@@ -127,7 +153,7 @@ def _relative(target: str, page: str) -> str:
     return f"{rel}#{fragment}" if fragment else rel
 
 
-def link_targets(ids: pd.Series, page: str, root: Path = ROOT) -> pd.Series:
+def link_targets(ids: pd.Series, page: str, root: Path | None = None) -> pd.Series:
     """For each inventory ID, the href to where the book shows it, relative to the book page
     ``page`` ('' where no chapter labels it)."""
     where = locations(root)

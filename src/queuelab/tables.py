@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-__all__ = ["grid", "html_table"]
+__all__ = ["grid", "html_table", "blank", "value_at"]
 
 
 def grid(
@@ -66,3 +66,32 @@ def html_table(
     )
     return (f'<div class="queuelab-table-wrap"><table class="{css_class}"><thead><tr>{head}'
             f"</tr></thead><tbody>\n{rows}\n</tbody></table></div>")
+
+
+def blank(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its missing cells shown empty rather than as ``<NA>`` or ``NaN``.
+
+    >>> blank(pd.DataFrame({"a": [1.5, None]}))["a"].tolist()
+    [1.5, '']
+    """
+    return frame.astype(object).where(frame.notna(), "")
+
+
+def value_at(frame: pd.DataFrame, column: str, **where: object) -> float:
+    """The value of ``column`` in the one row of ``frame`` where every column named in
+    ``where`` equals its value; ``ValueError`` when no row or several rows match.
+
+    >>> runs = pd.DataFrame({"cpus": [1, 2, 4], "speedup": [1.0, 1.65, 2.72]})
+    >>> value_at(runs, "speedup", cpus=2)
+    1.65
+    """
+    unknown = sorted({column, *where} - set(frame.columns))
+    if unknown:
+        raise ValueError(f"column(s) {unknown} not in data; it has {list(frame.columns)}")
+    keep = pd.Series(True, index=frame.index)
+    for name, wanted in where.items():
+        keep &= frame[name] == wanted
+    rows = frame.loc[keep, column]
+    if len(rows) != 1:
+        raise ValueError(f"{len(rows)} rows have {where} (expected exactly one)")
+    return float(rows.iloc[0])

@@ -7,6 +7,7 @@ import importlib
 import mpmath as mp
 import numpy as np
 import pytest
+from reference import FINITE_SOURCE_METRICS, mm1bk_equations, mm1bk_incomplete_gamma
 
 from queuelab import MM1BKResult, mm1bk
 from queuelab.models.mm1bk import (
@@ -14,8 +15,6 @@ from queuelab.models.mm1bk import (
     _summary_from_distribution,
     mm1bk_probabilities,
 )
-
-from .reference import FINITE_SOURCE_METRICS, mm1bk_equations, mm1bk_incomplete_gamma
 
 # (clients, capacity, service_time, think_time): small and mid sizes, B below, at and above K,
 # light and heavy load

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference import closed_network_ld, mmm_bk
 
 from queuelab import MVAResult, Station, mm1bk, mva, thread_pool
-
-from .reference import closed_network_ld, mmm_bk
 
 
 def naive_load_dependent_mva(population, demand, multipliers, think_time):

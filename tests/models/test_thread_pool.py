@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from queuelab import ThreadPoolResult, mm1bk, thread_pool
-from queuelab.models.markov import stationary_distribution
-from queuelab.models.thread_pool_chain import build_chain, state_count
-
-from .reference import (
+from reference import (
     FINITE_SOURCE_METRICS,
     THREAD_POOL_METRICS,
     birth_death,
@@ -17,6 +12,10 @@ from .reference import (
     mmm_bk,
     thread_pool_chain,
 )
+
+from queuelab import ThreadPoolResult, mm1bk, thread_pool
+from queuelab.models.markov import stationary_distribution
+from queuelab.models.thread_pool_chain import build_chain, state_count
 
 METHODS = ("exact", "fes")
 

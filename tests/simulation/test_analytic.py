@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from agreement import coverage_shortfall, far_outside
+from closed_forms import mm1bk_closed_form
 
 from queuelab.models import mm1bk, thread_pool
 from queuelab.simulation import (
@@ -11,9 +13,6 @@ from queuelab.simulation import (
     simulate_mm1bk,
     simulate_thread_pool,
 )
-
-from .agreement import coverage_shortfall, far_outside
-from .closed_forms import mm1bk_closed_form
 
 RUN = {"horizon": 600.0, "warmup": 60.0, "replications": 10}
 

@@ -3,31 +3,12 @@
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-# QUEUELAB_SITE points the tests at another build (e.g. jupyter-book build --path-output DIR).
-SITE = Path(os.environ.get("QUEUELAB_SITE", ROOT / "_build" / "html"))
-SCREENSHOTS = SITE.parent / "screenshots"
-# Flags that keep Chromium from reaching for Google's hosts in the background.
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-
-
-def site_pages() -> list[Path]:
-    """Every HTML page of the built book (theme snippets under _static are not pages)."""
-    if not (SITE / "index.html").is_file():
-        raise RuntimeError(f"{SITE} holds no built book: run `make book` first")
-    skip = {"_static", "_sources", "_images"}
-    return sorted(p for p in SITE.rglob("*.html") if not skip & set(p.relative_to(SITE).parts))
+from site_pages import CHROMIUM_ARGS, SITE, site_pages
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

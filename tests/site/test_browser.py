@@ -9,78 +9,20 @@ highlighting, and the site opened from ``file://`` (a copy on a USB stick).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-
-from .conftest import SCREENSHOTS, SITE, site_pages
+from site_pages import (
+    SCREENSHOTS,
+    SITE,
+    open_page,
+    site_pages,
+    unexpected,
+    wait_for_charts,
+    wait_for_math,
+)
 
 pytestmark = pytest.mark.browser
-
-CHART_TIMEOUT_MS = 20_000
-# Console messages that are known, harmless, and not ours to fix.
-CONSOLE_ALLOW = [
-    # pydata-sphinx-theme 0.17 logs this on first load, before any theme mode is stored.
-    re.compile(r"Got invalid theme mode"),
-]
-
-
-@dataclass
-class Visit:
-    outside: list[str] = field(default_factory=list)
-    console_errors: list[str] = field(default_factory=list)
-
-
-def _local(url: str, origin: str) -> bool:
-    scheme = urlsplit(url).scheme
-    return url.startswith(origin) or scheme in ("data", "blob", "about")
-
-
-def open_page(browser, url: str, origin: str, width: int = 1280):
-    """A new page, ``width`` pixels wide, that aborts and records every request not to
-    ``origin``."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    visit = Visit()
-
-    def route(r):
-        if _local(r.request.url, origin):
-            r.continue_()
-        else:
-            visit.outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda m: m.type == "error" and visit.console_errors.append(m.text))
-    page.on("pageerror", lambda e: visit.console_errors.append(f"uncaught: {e}"))
-    return context, page, visit
-
-
-def wait_for_charts(page) -> int:
-    charts = page.locator("div[id^='altair-viz-']")
-    count = charts.count()
-    for i in range(count):
-        charts.nth(i).locator("svg.marks, canvas.marks").first.wait_for(
-            state="attached", timeout=CHART_TIMEOUT_MS)
-    return count
-
-
-def wait_for_math(page) -> int:
-    count = page.locator(".math").count()
-    if count:
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('.math')]"
-            ".every(e => e.querySelector('mjx-container'))",
-            timeout=CHART_TIMEOUT_MS,
-        )
-    return count
-
-
-def unexpected(errors: list[str]) -> list[str]:
-    return [e for e in errors if not any(p.search(e) for p in CONSOLE_ALLOW)]
-
 
 @pytest.mark.parametrize("path", site_pages(), ids=lambda p: str(p.relative_to(SITE)))
 def test_page_renders_offline(browser, site_url, path: Path):

@@ -15,9 +15,8 @@ from urllib.parse import urljoin
 
 import nbformat
 import pytest
-
-from ..toc import ROOT, toc_notebooks
-from .conftest import SITE
+from site_pages import SITE
+from toc import ROOT, toc_notebooks
 
 
 class _DownloadLinks(HTMLParser):

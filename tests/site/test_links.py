@@ -7,8 +7,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
-from .conftest import SITE, site_pages
+from site_pages import SITE, site_pages
 
 
 class _Anchors(HTMLParser):

@@ -6,9 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tests.site.conftest import SITE, site_pages
-from tests.site.test_browser import open_page, wait_for_charts
+from site_pages import SITE, open_page, site_pages, wait_for_charts
 
 PHONE_WIDTH = 400
 # The what-if explorer lets its chart box overflow on purpose: its sliders stay in view while

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import altair as alt
 import pytest
-
-from .conftest import SITE, site_pages
+from site_pages import SITE, site_pages
 
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
 URL_IN_TEXT = re.compile(r"(?:https?:|wss?:)?//([a-z0-9.-]+\.[a-z]{2,})(?::\d+)?/?[^\s\"'<>)]*",

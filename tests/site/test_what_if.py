@@ -9,9 +9,7 @@ aborted, and checks that the drawn lines and the printed readout change accordin
 from __future__ import annotations
 
 import pytest
-
-from .conftest import SCREENSHOTS, SITE
-from .test_browser import open_page, unexpected, wait_for_charts
+from site_pages import SCREENSHOTS, SITE, open_page, unexpected, wait_for_charts
 
 PAGE = "notebooks/what-if.html"
 MAX_PAGE_BYTES = 1_500_000  # 1.5 MB: the page carries the whole precomputed grid

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+from collections import Counter
+from typing import Any
 
 import altair as alt
+from altair.utils.display import HTMLRenderer
+from altair.utils.mimebundle import spec_to_mimebundle
+from altair.vegalite.v6.display import html_renderer as _altair_html
 
 THEME_NAME = "queuelab"
 WIDTH = 520
@@ -56,6 +63,39 @@ def live_session() -> bool:
     return os.environ.get("QUEUELAB_LIVE", "") not in ("", "0")
 
 
+class StableHTMLRenderer(HTMLRenderer):
+    """Altair's HTML renderer with an output ``<div>`` id derived from the chart itself.
+
+    Altair names each chart's ``<div>`` ``altair-viz-<uuid4>``, a new random id at every
+    display, so re-running an unchanged notebook would change its stored output. Here the id is
+    ``altair-viz-`` and the first 32 hex digits of the SHA-256 of the chart's specification; the
+    n-th display of the same chart in one session gets ``-n`` appended, so that ids stay unique
+    on a page.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._shown: Counter[str] = Counter()
+
+    def div_id(self, spec: dict[str, Any]) -> str:
+        """The output ``<div>`` id of the next display of ``spec``."""
+        text = json.dumps(spec, sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+        self._shown[digest] += 1
+        count = self._shown[digest]
+        return f"altair-viz-{digest}" if count == 1 else f"altair-viz-{digest}-{count}"
+
+    def __call__(self, spec: dict[str, Any], **metadata: Any) -> dict[str, str]:
+        kwargs = self.kwargs.copy()
+        kwargs.update(**metadata, output_div=self.div_id(spec))
+        return spec_to_mimebundle(spec, format="html", **kwargs)
+
+
+#: The renderer of the stored outputs: Altair's "html" renderer with stable output ids.
+RENDERER_NAME = "queuelab-html"
+alt.renderers.register(RENDERER_NAME, StableHTMLRenderer(**_altair_html.kwargs))
+
+
 def enable() -> None:
     """Register the theme and the renderer: stored HTML for the book, widgets when live."""
     alt.theme.enable(THEME_NAME)
@@ -63,4 +103,5 @@ def enable() -> None:
         alt.renderers.enable("jupyter", offline=True)
     else:
         # One call: set_embed_options() would replace the base_url option.
-        alt.renderers.enable("html", base_url=OFFLINE_BASE_URL, embed_options=EMBED_OPTIONS)
+        alt.renderers.enable(RENDERER_NAME, base_url=OFFLINE_BASE_URL,
+                             embed_options=EMBED_OPTIONS)

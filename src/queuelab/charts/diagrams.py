@@ -75,69 +75,102 @@ def reference_chart(
 
     layers: list[alt.Chart] = []
     if y_bands is not None:
-        colours = (y_bands["colour"].tolist() if "colour" in y_bands.columns
-                   else ["#888"] * len(y_bands))
-        bands = y_bands.assign(_mid=(y_bands["low"] + y_bands["high"]) / 2, _colour=colours)
-        tips = [alt.Tooltip("label:N", title="Band"),
-                alt.Tooltip("low:Q", title=f"{y_title}, from", **fmt),
-                alt.Tooltip("high:Q", title=f"{y_title}, to", **fmt)]
-        layers.append(alt.Chart(bands).mark_rect(opacity=0.16).encode(
-            y=y_enc("low"), y2="high:Q", fill=alt.Fill("_colour:N", scale=None, legend=None),
-            tooltip=tips))
-        layers.append(alt.Chart(bands).mark_text(align="left", baseline="middle", dx=6,
-                                                 color="#333", fontSize=12).encode(
-            x=alt.value(0), y=y_enc("_mid"), text="label:N", tooltip=tips))
+        layers += _y_band_layers(y_bands, y_enc, y_title, fmt)
     if x_bands is not None:
-        # Neighbouring bands alternate in shade so that each stays visible.
-        bands = x_bands.assign(_mid=(x_bands["low"] + x_bands["high"]) / 2,
-                               _shade=[0.10 if i % 2 == 0 else 0.22 for i in range(len(x_bands))])
-        tips = [alt.Tooltip("label:N", title="Band"),
-                alt.Tooltip("low:Q", title=f"{x_title}, from"),
-                alt.Tooltip("high:Q", title=f"{x_title}, to")]
-        layers.append(alt.Chart(bands).mark_rect(color="#555").encode(
-            x=x_enc("low"), x2="high:Q", opacity=alt.Opacity("_shade:Q", scale=None, legend=None),
-            tooltip=tips))
-        layers.append(alt.Chart(bands).mark_text(align="center", baseline="top", dy=4,
-                                                 color="#333", fontSize=12).encode(
-            x=x_enc("_mid"), y=alt.value(0), text="label:N", tooltip=tips))
-    for rules, axis in ((y_rules, "y"), (x_rules, "x")):
-        if rules is None:
-            continue
-        tips = [alt.Tooltip("label:N", title="Line"),
-                alt.Tooltip("value:Q", title=y_title if axis == "y" else x_title, **fmt)]
-        line = alt.Chart(rules).mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#444")
-        if axis == "y":
-            layers.append(line.encode(y=y_enc("value"), tooltip=tips))
-            layers.append(alt.Chart(rules).mark_text(
-                align="right", baseline="bottom", dy=-4, color="#222", fontSize=12).encode(
-                x=alt.value(WIDTH - 4), y=y_enc("value"), text="label:N", tooltip=tips))
-        else:
-            # From below the x bands' labels down to the axis.
-            layers.append(line.encode(x=x_enc("value"), y=alt.value(20),
-                                      y2=alt.value(HEIGHT), tooltip=tips))
-            layers.append(alt.Chart(rules).mark_text(
-                align="left", baseline="bottom", dx=5, color="#222", fontSize=12).encode(
-                x=x_enc("value"), y=alt.value(HEIGHT - 4), text="label:N", tooltip=tips))
+        layers += _x_band_layers(x_bands, x_enc, x_title)
+    if y_rules is not None:
+        layers += _y_rule_layers(y_rules, y_enc, y_title, fmt)
+    if x_rules is not None:
+        layers += _x_rule_layers(x_rules, x_enc, x_title, fmt)
     if points is not None:
         require_columns(points, [x, y] + ([series] if series else [])
                          + field_columns(tooltip_fields))
-        tips = [*([alt.Tooltip(f"{series}:N", title=series_title or series)] if series else []),
-                *field_tooltips(tooltip_fields),
-                alt.Tooltip(f"{x}:Q", title=x_title),
-                alt.Tooltip(f"{y}:Q", title=y_title, **fmt)]
-        if series:
-            colour = series_colour(series, series_title or series, first_seen(points[series]),
-                                   alt.Legend(orient="bottom", direction="vertical",
-                                              symbolOpacity=1, labelLimit=WIDTH))
-        else:
-            colour = alt.value(PALETTE[0])
-        layers.append(alt.Chart(points).mark_point(filled=True, size=130, opacity=1).encode(
-            x=x_enc(x), y=y_enc(y), color=colour, tooltip=tips))
+        layers.append(_point_layer(points, x_enc(x), y_enc(y), x=x, y=y, x_title=x_title,
+                                   y_title=y_title, series=series, series_title=series_title,
+                                   tooltip_fields=tooltip_fields, fmt=fmt))
     if not layers:
         raise ValueError("nothing to draw: give points, rules or bands")
     return alt.layer(*layers).properties(
         title=heading(title, subtitle),
         description=description, width=WIDTH, height=HEIGHT)
+
+
+# The layers of reference_chart, one kind each (encoders passed in keep the chart's scales).
+
+def _y_band_layers(y_bands: pd.DataFrame, y_enc, y_title: str, fmt: dict) -> list[alt.Chart]:
+    """Shaded horizontal bands with their labels at the left edge."""
+    colours = (y_bands["colour"].tolist() if "colour" in y_bands.columns
+               else ["#888"] * len(y_bands))
+    bands = y_bands.assign(_mid=(y_bands["low"] + y_bands["high"]) / 2, _colour=colours)
+    tips = [alt.Tooltip("label:N", title="Band"),
+            alt.Tooltip("low:Q", title=f"{y_title}, from", **fmt),
+            alt.Tooltip("high:Q", title=f"{y_title}, to", **fmt)]
+    return [alt.Chart(bands).mark_rect(opacity=0.16).encode(
+                y=y_enc("low"), y2="high:Q", fill=alt.Fill("_colour:N", scale=None, legend=None),
+                tooltip=tips),
+            alt.Chart(bands).mark_text(align="left", baseline="middle", dx=6,
+                                       color="#333", fontSize=12).encode(
+                x=alt.value(0), y=y_enc("_mid"), text="label:N", tooltip=tips)]
+
+
+def _x_band_layers(x_bands: pd.DataFrame, x_enc, x_title: str) -> list[alt.Chart]:
+    """Shaded vertical bands, neighbours alternating in shade, labelled at the top."""
+    bands = x_bands.assign(_mid=(x_bands["low"] + x_bands["high"]) / 2,
+                           _shade=[0.10 if i % 2 == 0 else 0.22 for i in range(len(x_bands))])
+    tips = [alt.Tooltip("label:N", title="Band"),
+            alt.Tooltip("low:Q", title=f"{x_title}, from"),
+            alt.Tooltip("high:Q", title=f"{x_title}, to")]
+    return [alt.Chart(bands).mark_rect(color="#555").encode(
+                x=x_enc("low"), x2="high:Q",
+                opacity=alt.Opacity("_shade:Q", scale=None, legend=None), tooltip=tips),
+            alt.Chart(bands).mark_text(align="center", baseline="top", dy=4,
+                                       color="#333", fontSize=12).encode(
+                x=x_enc("_mid"), y=alt.value(0), text="label:N", tooltip=tips)]
+
+
+def _rule_tips(title: str, fmt: dict) -> list[alt.Tooltip]:
+    return [alt.Tooltip("label:N", title="Line"), alt.Tooltip("value:Q", title=title, **fmt)]
+
+
+def _dashed(rules: pd.DataFrame) -> alt.Chart:
+    return alt.Chart(rules).mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#444")
+
+
+def _y_rule_layers(rules: pd.DataFrame, y_enc, y_title: str, fmt: dict) -> list[alt.Chart]:
+    """Dashed lines across the chart, labelled at the right end."""
+    tips = _rule_tips(y_title, fmt)
+    return [_dashed(rules).encode(y=y_enc("value"), tooltip=tips),
+            alt.Chart(rules).mark_text(
+                align="right", baseline="bottom", dy=-4, color="#222", fontSize=12).encode(
+                x=alt.value(WIDTH - 4), y=y_enc("value"), text="label:N", tooltip=tips)]
+
+
+def _x_rule_layers(rules: pd.DataFrame, x_enc, x_title: str, fmt: dict) -> list[alt.Chart]:
+    """Dashed vertical lines from below the x bands' labels down to the axis, labelled."""
+    tips = _rule_tips(x_title, fmt)
+    return [_dashed(rules).encode(x=x_enc("value"), y=alt.value(20), y2=alt.value(HEIGHT),
+                                  tooltip=tips),
+            alt.Chart(rules).mark_text(
+                align="left", baseline="bottom", dx=5, color="#222", fontSize=12).encode(
+                x=x_enc("value"), y=alt.value(HEIGHT - 4), text="label:N", tooltip=tips)]
+
+
+def _point_layer(points: pd.DataFrame, x_channel: alt.X, y_channel: alt.Y, *, x: str, y: str,
+                 x_title: str, y_title: str, series: str | None, series_title: str | None,
+                 tooltip_fields: Sequence[tuple[str, str]], fmt: dict) -> alt.Chart:
+    """The stated points as large dots, coloured by series when there is one."""
+    tips = [*([alt.Tooltip(f"{series}:N", title=series_title or series)] if series else []),
+            *field_tooltips(tooltip_fields),
+            alt.Tooltip(f"{x}:Q", title=x_title),
+            alt.Tooltip(f"{y}:Q", title=y_title, **fmt)]
+    if series:
+        colour = series_colour(series, series_title or series, first_seen(points[series]),
+                               alt.Legend(orient="bottom", direction="vertical",
+                                          symbolOpacity=1, labelLimit=WIDTH))
+    else:
+        colour = alt.value(PALETTE[0])
+    return alt.Chart(points).mark_point(filled=True, size=130, opacity=1).encode(
+        x=x_channel, y=y_channel, color=colour, tooltip=tips)
 
 
 def block_diagram(

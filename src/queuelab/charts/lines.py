@@ -315,19 +315,11 @@ def curve_chart(
     ``y_bands`` (columns ``low``, ``high``, ``label``) shade labelled ranges. ``y_domain``
     fixes the y range. A long ``subtitle`` can be given as a list of lines.
     """
-    require_columns(curves, [x, y, series])
-    require_texts(title=title, description=description, x_title=x_title, y_title=y_title)
-    order = first_seen(curves[series])
-    for names, name in ((dashed, "dashed"), (unmarked, "unmarked")):
-        unknown = sorted(set(names) - set(order))
-        if unknown:
-            raise ValueError(f"{name} names series {unknown} that curves lack; series: {order}")
-    require_frame(y_rules, ["value", "label"], "y_rules")
-    require_frame(y_bands, ["low", "high", "label"], "y_bands")
-    require_frame(points, [x, y, "label"], "points")
-    if points is not None:
-        require_text(points_name, "points_name")
-    require_domain(y_domain, "y_domain")
+    order = _check_curves(curves, x=x, y=y, series=series, title=title,
+                          description=description, x_title=x_title, y_title=y_title,
+                          unmarked=unmarked, dashed=dashed, points=points,
+                          points_name=points_name, y_rules=y_rules, y_bands=y_bands,
+                          y_domain=y_domain)
     series_title = series_title or series
     if series_title in (x_title, y_title):
         raise ValueError(f"series_title must differ from x_title and y_title (a tooltip shows "
@@ -354,54 +346,101 @@ def curve_chart(
     targets = base.mark_point(size=45, opacity=0, filled=True, clip=clip)
     layers: list[alt.Chart] = []
     if y_bands is not None:
-        bands = y_bands
-        tips = [alt.Tooltip("label:N", title="Band"),
-                alt.Tooltip("low:Q", title=f"{y_title}, from", format=y_format),
-                alt.Tooltip("high:Q", title=f"{y_title}, to", format=y_format)]
-        layers.append(alt.Chart(bands).mark_rect(color=BAND_COLOUR, opacity=0.22).encode(
-            y=alt.Y("low:Q", scale=y_scale), y2="high:Q", tooltip=tips))
-        # the label sits on the band's upper edge, at the right, clear of curves inside it
-        layers.append(alt.Chart(bands).mark_text(align="right", baseline="bottom", dy=-3,
-                                                 color="#333", fontSize=12).encode(
-            x=alt.value(WIDTH - 4), y=alt.Y("high:Q", scale=y_scale), text="label:N",
-            tooltip=tips))
+        layers += _curve_band_layers(y_bands, y_scale, y_title, y_format)
     if y_rules is not None:
-        tips = [alt.Tooltip("label:N", title="Line"),
-                alt.Tooltip("value:Q", title=y_title, format=y_format)]
-        layers.append(alt.Chart(y_rules).mark_rule(strokeDash=[3, 3], strokeWidth=1.5,
-                                                   color="#444").encode(
-            y=alt.Y("value:Q", scale=y_scale), tooltip=tips))
-        layers.append(alt.Chart(y_rules).mark_text(align="right", baseline="bottom", dy=-4,
-                                                   color="#222", fontSize=12).encode(
-            x=alt.value(WIDTH - 4), y=alt.Y("value:Q", scale=y_scale), text="label:N",
-            tooltip=tips))
+        layers += _curve_rule_layers(y_rules, y_scale, y_title, y_format)
     layers += [lines, targets]
     if len(marks_at) and set(order) - set(unmarked):
-        marked = marked_at(base, x, marks_at)
-        if unmarked:
-            marked = marked.transform_filter(alt.FieldOneOfPredicate(
-                field=series, oneOf=[s for s in order if s not in unmarked]))
-        marked = marked.mark_point(
-            filled=True, size=60, clip=clip).encode(opacity=faded)
-        layers.append(marked)
-    resolve: dict[str, str] = {}
+        layers.append(_curve_marks(base, x, series, order, marks_at, unmarked, clip, faded))
     if points is not None:
-        kind = alt.Scale(domain=[points_name], range=["square"])
-        layers.append(kind_chart(points, points_name).mark_point(
-            filled=False, size=120, strokeWidth=2, color="#222", opacity=1, clip=clip).encode(
-            x=alt.X(f"{x}:Q"), y=alt.Y(f"{y}:Q", scale=y_scale),
-            shape=alt.Shape("_kind:N", scale=kind, legend=alt.Legend(
-                orient="top", title=None, labelLimit=LEGEND_LABEL_LIMIT)),
-            tooltip=[alt.Tooltip("label:N", title="Stated"),
-                     alt.Tooltip(f"{x}:Q", title=x_title, format=x_format),
-                     alt.Tooltip(f"{y}:Q", title=y_title, format=y_format)]))
-        resolve["shape"] = "independent"
+        layers.append(_curve_points_layer(
+            points, points_name, x=x, y=y, x_title=x_title, y_title=y_title,
+            x_format=x_format, y_format=y_format, y_scale=y_scale, clip=clip))
     chart = alt.layer(*layers)
-    if resolve:
-        chart = chart.resolve_legend(**resolve)
+    if points is not None:  # the stated points' legend stands apart from the series'
+        chart = chart.resolve_legend(shape="independent")
     return chart.properties(
         title=heading(title, subtitle),
         description=description, width=WIDTH, height=HEIGHT)
+
+
+# The steps of curve_chart: its checks, and its layers one kind each.
+
+def _check_curves(curves: pd.DataFrame, *, x: str, y: str, series: str, title: str,
+                  description: str, x_title: str, y_title: str, unmarked: Sequence[str],
+                  dashed: Sequence[str], points: pd.DataFrame | None, points_name: str | None,
+                  y_rules: pd.DataFrame | None, y_bands: pd.DataFrame | None,
+                  y_domain: tuple[float, float] | None) -> list[str]:
+    """Check curve_chart's arguments; the series in order of first appearance."""
+    require_columns(curves, [x, y, series])
+    require_texts(title=title, description=description, x_title=x_title, y_title=y_title)
+    order = first_seen(curves[series])
+    for names, name in ((dashed, "dashed"), (unmarked, "unmarked")):
+        unknown = sorted(set(names) - set(order))
+        if unknown:
+            raise ValueError(f"{name} names series {unknown} that curves lack; series: {order}")
+    require_frame(y_rules, ["value", "label"], "y_rules")
+    require_frame(y_bands, ["low", "high", "label"], "y_bands")
+    require_frame(points, [x, y, "label"], "points")
+    if points is not None:
+        require_text(points_name, "points_name")
+    require_domain(y_domain, "y_domain")
+    return order
+
+
+def _curve_band_layers(bands: pd.DataFrame, y_scale: alt.Scale, y_title: str,
+                       y_format: str) -> list[alt.Chart]:
+    """Shaded ranges of y, each labelled on its upper edge at the right (clear of curves
+    inside it)."""
+    tips = [alt.Tooltip("label:N", title="Band"),
+            alt.Tooltip("low:Q", title=f"{y_title}, from", format=y_format),
+            alt.Tooltip("high:Q", title=f"{y_title}, to", format=y_format)]
+    return [alt.Chart(bands).mark_rect(color=BAND_COLOUR, opacity=0.22).encode(
+                y=alt.Y("low:Q", scale=y_scale), y2="high:Q", tooltip=tips),
+            alt.Chart(bands).mark_text(align="right", baseline="bottom", dy=-3,
+                                       color="#333", fontSize=12).encode(
+                x=alt.value(WIDTH - 4), y=alt.Y("high:Q", scale=y_scale), text="label:N",
+                tooltip=tips)]
+
+
+def _curve_rule_layers(rules: pd.DataFrame, y_scale: alt.Scale, y_title: str,
+                       y_format: str) -> list[alt.Chart]:
+    """Dashed lines across the chart, labelled at the right end."""
+    tips = [alt.Tooltip("label:N", title="Line"),
+            alt.Tooltip("value:Q", title=y_title, format=y_format)]
+    return [alt.Chart(rules).mark_rule(strokeDash=[3, 3], strokeWidth=1.5,
+                                       color="#444").encode(
+                y=alt.Y("value:Q", scale=y_scale), tooltip=tips),
+            alt.Chart(rules).mark_text(align="right", baseline="bottom", dy=-4,
+                                       color="#222", fontSize=12).encode(
+                x=alt.value(WIDTH - 4), y=alt.Y("value:Q", scale=y_scale), text="label:N",
+                tooltip=tips)]
+
+
+def _curve_marks(base: alt.Chart, x: str, series: str, order: Sequence[str],
+                 marks_at: Sequence[float], unmarked: Sequence[str], clip: bool,
+                 faded: alt.OpacityValue) -> alt.Chart:
+    """Dots on the curves at every x of ``marks_at``, except on the ``unmarked`` series."""
+    marked = marked_at(base, x, marks_at)
+    if unmarked:
+        marked = marked.transform_filter(alt.FieldOneOfPredicate(
+            field=series, oneOf=[s for s in order if s not in unmarked]))
+    return marked.mark_point(filled=True, size=60, clip=clip).encode(opacity=faded)
+
+
+def _curve_points_layer(points: pd.DataFrame, points_name: str, *, x: str, y: str,
+                        x_title: str, y_title: str, x_format: str, y_format: str,
+                        y_scale: alt.Scale, clip: bool) -> alt.Chart:
+    """The values the source states, as open squares under their own legend entry."""
+    kind = alt.Scale(domain=[points_name], range=["square"])
+    return kind_chart(points, points_name).mark_point(
+        filled=False, size=120, strokeWidth=2, color="#222", opacity=1, clip=clip).encode(
+        x=alt.X(f"{x}:Q"), y=alt.Y(f"{y}:Q", scale=y_scale),
+        shape=alt.Shape("_kind:N", scale=kind, legend=alt.Legend(
+            orient="top", title=None, labelLimit=LEGEND_LABEL_LIMIT)),
+        tooltip=[alt.Tooltip("label:N", title="Stated"),
+                 alt.Tooltip(f"{x}:Q", title=x_title, format=x_format),
+                 alt.Tooltip(f"{y}:Q", title=y_title, format=y_format)])
 
 
 def curve_panels_chart(

@@ -97,10 +97,43 @@ def slider_explorer(
     the sliders whose columns it has, and a readout of every answer at the ``x`` picked by an
     extra slider named ``load`` (label ``load_label``; ``initial["load"]`` starts it).
     """
-    import json
+    _check_explorer(grid, x=x, x_title=x_title, sliders=sliders, panels=panels, title=title,
+                    description=description)
+    slider_cols = [c for c, _ in sliders]
+    xs = sorted(float(v) for v in grid[x].unique())
+    params, tests = _slider_params(grid, sliders, initial)
+    explorer = _Explorer(x=x, x_title=x_title, xs=xs, tests=tests, pool=pool,
+                         width=panel_width, height=panel_height)
+    # The records go into the top-level datasets at the very end: Altair copies every spec it
+    # combines, and copying tens of thousands of inline numbers again and again is slow.
+    datasets = {"explorer_grid": _explorer_pack(grid, x, slider_cols, [p[0] for p in panels],
+                                                dict(decimals or {}))}
+    views = explorer.panels(grid, slider_cols, panels)
+    rows = [alt.hconcat(*views[i:i + 2], spacing=24) for i in range(0, len(views), 2)]
+    if answers is not None:
+        keys = [c for c in slider_cols if c in answers.columns]
+        _check_answers(answers, x=x, xs=xs, keys=keys, answer_series=answer_series,
+                       answer_title=answer_title, answer_y_title=answer_y_title,
+                       load_label=load_label)
+        params.append(_load_param(xs, initial, load_label))
+        answer_cols = [c for c, _ in answer_series]
+        datasets["explorer_answers"] = _explorer_pack(answers, x, keys, answer_cols,
+                                                      {c: 0 for c in answer_cols})
+        rows.append(explorer.answers(keys, answer_series, answer_title, answer_y_title))
+    chart = alt.vconcat(*rows, spacing=20).add_params(*params).properties(
+        title=heading(title, subtitle),
+        description=description)
+    chart.datasets = datasets
+    return chart
 
-    import numpy as np
 
+# The steps of slider_explorer: its checks, its parameters, and the views it draws.
+
+def _check_explorer(grid: pd.DataFrame, *, x: str, x_title: str,
+                    sliders: Sequence[tuple[str, str]],
+                    panels: Sequence[tuple[str, str, str, str]], title: str,
+                    description: str) -> None:
+    """Check slider_explorer's arguments that do not depend on the answers."""
     if not sliders or not panels:
         raise ValueError("sliders and panels must each list at least one entry")
     slider_cols = [c for c, _ in sliders]
@@ -114,10 +147,28 @@ def slider_explorer(
         if scale_type not in ("linear", "log"):
             raise ValueError(f"panel scale must be 'linear' or 'log', got {scale_type!r} for "
                              f"{column!r}")
-    decimals = dict(decimals or {})
-    xs = sorted(float(v) for v in grid[x].unique())
-    x_step = xs[1] - xs[0] if len(xs) > 1 else 1.0
-    x_list = json.dumps([_explorer_number(v) for v in xs])
+
+
+def _check_answers(answers: pd.DataFrame, *, x: str, xs: list[float], keys: list[str],
+                   answer_series: Sequence[tuple[str, str]], answer_title: str,
+                   answer_y_title: str, load_label: str) -> None:
+    """Check the answers panel's arguments."""
+    answer_cols = [c for c, _ in answer_series]
+    require_columns(answers, [x, *keys, *answer_cols])
+    require_texts(answer_title=answer_title, answer_y_title=answer_y_title,
+                  load_label=load_label)
+    if not answer_cols:
+        raise ValueError("answer_series must list at least one (column, label)")
+    if sorted(float(v) for v in answers[x].unique()) != xs:
+        raise ValueError(f"answers must have the same {x} values as grid, {xs}")
+
+
+def _slider_params(grid: pd.DataFrame, sliders: Sequence[tuple[str, str]],
+                   initial: dict[str, float]) -> tuple[list[alt.Parameter], dict[str, str]]:
+    """One range-slider parameter per slider column, and for each column the test (with a
+    ``{}`` for the record field's number) that picks the record at the slider's value."""
+    import numpy as np
+
     params, tests = [], {}
     for column, label in sliders:
         values = _explorer_slider(grid, column)
@@ -129,119 +180,150 @@ def slider_explorer(
                                 bind=alt.binding_range(min=values[0], max=values[-1],
                                                        step=step, name=f"{label} ")))
         tests[column] = f"abs(datum.s{{}} - {column}) < {step / 2!r}"
+    return params, tests
 
-    def selected(chart: alt.Chart, columns: Sequence[str], n: int) -> alt.Chart:
+
+def _load_param(xs: list[float], initial: dict[str, float], load_label: str) -> alt.Parameter:
+    """The ``load`` slider: the x at which the answers are read out."""
+    import numpy as np
+
+    start = float(initial.get("load", xs[len(xs) // 2]))
+    if not any(np.isclose(start, v) for v in xs):
+        raise ValueError(f"initial['load'] must be one of {xs}, got {start!r}")
+    return alt.param(name="load", value=_explorer_number(start),
+                     bind=alt.binding_range(min=xs[0], max=xs[-1], step=_x_step(xs),
+                                            name=f"{load_label} "))
+
+
+def _x_step(xs: list[float]) -> float:
+    return xs[1] - xs[0] if len(xs) > 1 else 1.0
+
+
+def _one_row() -> alt.Chart:
+    """A chart of one empty row, for marks computed from the parameters alone."""
+    return alt.Chart(pd.DataFrame({"_": [0]}))
+
+
+def _panel_scale(values: pd.Series, scale_type: str, fmt: str) -> tuple[alt.Scale, alt.Axis]:
+    """A panel's y scale, fixed over the whole grid, and its axis."""
+    if scale_type == "log":
+        positive = values[values > 0]
+        domain = [float(positive.min()) / 1.25, float(positive.max()) * 1.25]
+    else:
+        domain = [min(0.0, float(values.min())), float(values.max()) * 1.05 or 1.0]
+    scale = alt.Scale(type=scale_type, domain=domain, nice=False)
+    axis = alt.Axis(format=".0%") if fmt.endswith("%") else (
+        alt.Axis(format="~g") if scale_type == "log" else alt.Axis())
+    return scale, axis
+
+
+class _Explorer:
+    """What the explorer's views share: the x axis, the slider tests, the pool rule."""
+
+    def __init__(self, *, x: str, x_title: str, xs: list[float], tests: dict[str, str],
+                 pool: tuple[str, str, str] | None, width: int, height: int) -> None:
+        import json
+
+        self.x, self.x_title, self.xs, self.tests, self.pool = x, x_title, xs, tests, pool
+        self.width, self.height = width, height
+        self.x_list = json.dumps([_explorer_number(v) for v in xs])
+        self.x_enc = alt.X(f"{x}:Q", title=x_title,
+                           scale=alt.Scale(domain=[0, xs[-1]], nice=False),
+                           axis=alt.Axis(format="d"))
+
+    def selected(self, chart: alt.Chart, columns: Sequence[str], n: int) -> alt.Chart:
         """The one record the sliders pick, unpacked to one row per x."""
-        condition = " && ".join(tests[c].format(i) for i, c in enumerate(columns)) or "true"
+        condition = " && ".join(self.tests[c].format(i) for i, c in enumerate(columns)) or "true"
         return chart.transform_filter(condition).transform_flatten(
             [f"m{j}" for j in range(n)]).transform_window(_i="row_number()").transform_calculate(
-            **{x: f"{x_list}[datum._i - 1]"})
+            **{self.x: f"{self.x_list}[datum._i - 1]"})
 
-    def slider_rule(column: str, label: str) -> alt.Chart:
-        return alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(
-            _v=column, _label=f"'{escape(label)} ' + {column}")
+    def slider_rule(self) -> alt.Chart:
+        """The pool slider's value (``_v``) and its label (``_label``)."""
+        column, _, label = self.pool
+        return _one_row().transform_calculate(_v=column, _label=f"'{escape(label)} ' + {column}")
 
-    def pool_marks(y: alt.Y | str) -> list[alt.Chart]:
+    def pool_marks(self, y: alt.Y | str) -> list[alt.Chart]:
         """The pool slider's value as a labelled dashed rule at height ``y``."""
-        rule = slider_rule(pool[0], pool[2])
+        rule = self.slider_rule()
         return [rule.mark_rule(strokeDash=[6, 4], color=PALETTE[3]).encode(
             y=y, tooltip=[alt.Tooltip("_label:N", title="Line")]),
             rule.mark_text(align="left", baseline="bottom", dx=4, dy=-3,
                            color=PALETTE[3]).encode(x=alt.value(0), y="_v:Q", text="_label:N")]
 
-    x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(domain=[0, xs[-1]], nice=False),
-                  axis=alt.Axis(format="d"))
-    tips = [alt.Tooltip(f"{x}:Q", title=x_title, format="d")] + [
-        alt.Tooltip(f"m{j}:Q", title=y_title, format=fmt)
-        for j, (_, y_title, fmt, _) in enumerate(panels)]
-    # The records go into the top-level datasets at the very end: Altair copies every spec it
-    # combines, and copying tens of thousands of inline numbers again and again is slow.
-    datasets = {"explorer_grid": _explorer_pack(grid, x, slider_cols, [p[0] for p in panels],
-                                                decimals)}
-    data = alt.NamedData(name="explorer_grid")
-    views = []
-    for j, (column, y_title, fmt, scale_type) in enumerate(panels):
-        values = grid[column].astype(float)
-        if scale_type == "log":
-            positive = values[values > 0]
-            domain = [float(positive.min()) / 1.25, float(positive.max()) * 1.25]
-        else:
-            domain = [min(0.0, float(values.min())), float(values.max()) * 1.05 or 1.0]
-        scale = alt.Scale(type=scale_type, domain=domain, nice=False)
-        axis = alt.Axis(format=".0%") if fmt.endswith("%") else (
-            alt.Axis(format="~g") if scale_type == "log" else alt.Axis())
-        base = selected(alt.Chart(), slider_cols, len(panels)).encode(
-            x=x_enc, y=alt.Y(f"m{j}:Q", title=y_title, scale=scale, axis=axis), tooltip=tips)
-        layers = [base.mark_line(color=PALETTE[0]),
-                  base.mark_point(filled=True, size=36, color=PALETTE[0])]
-        if pool is not None and pool[1] == column:
-            layers += pool_marks(alt.Y("_v:Q", scale=scale))
-        views.append(alt.layer(*layers, data=data).properties(width=panel_width,
-                                                              height=panel_height))
-    rows = [alt.hconcat(*views[i:i + 2], spacing=24) for i in range(0, len(views), 2)]
+    def panels(self, grid: pd.DataFrame, slider_cols: list[str],
+               panels: Sequence[tuple[str, str, str, str]]) -> list[alt.LayerChart]:
+        """One view per panel: the picked curve as a line with dots, the pool rule on its
+        panel; every point's tooltip gives all panels' values."""
+        tips = [alt.Tooltip(f"{self.x}:Q", title=self.x_title, format="d")] + [
+            alt.Tooltip(f"m{j}:Q", title=y_title, format=fmt)
+            for j, (_, y_title, fmt, _) in enumerate(panels)]
+        data = alt.NamedData(name="explorer_grid")
+        views = []
+        for j, (column, y_title, fmt, scale_type) in enumerate(panels):
+            scale, axis = _panel_scale(grid[column].astype(float), scale_type, fmt)
+            base = self.selected(alt.Chart(), slider_cols, len(panels)).encode(
+                x=self.x_enc, y=alt.Y(f"m{j}:Q", title=y_title, scale=scale, axis=axis),
+                tooltip=tips)
+            layers = [base.mark_line(color=PALETTE[0]),
+                      base.mark_point(filled=True, size=36, color=PALETTE[0])]
+            if self.pool is not None and self.pool[1] == column:
+                layers += self.pool_marks(alt.Y("_v:Q", scale=scale))
+            views.append(alt.layer(*layers, data=data).properties(width=self.width,
+                                                                  height=self.height))
+        return views
 
-    if answers is not None:
-        answer_cols = [c for c, _ in answer_series]
-        keys = [c for c in slider_cols if c in answers.columns]
-        require_columns(answers, [x, *keys, *answer_cols])
-        require_texts(answer_title=answer_title, answer_y_title=answer_y_title,
-                      load_label=load_label)
-        if not answer_cols:
-            raise ValueError("answer_series must list at least one (column, label)")
-        if sorted(float(v) for v in answers[x].unique()) != xs:
-            raise ValueError(f"answers must have the same {x} values as grid, {xs}")
-        start = float(initial.get("load", xs[len(xs) // 2]))
-        if not any(np.isclose(start, v) for v in xs):
-            raise ValueError(f"initial['load'] must be one of {xs}, got {start!r}")
-        params.append(alt.param(name="load", value=_explorer_number(start),
-                                bind=alt.binding_range(min=xs[0], max=xs[-1], step=x_step,
-                                                       name=f"{load_label} ")))
+    def answers(self, keys: list[str], answer_series: Sequence[tuple[str, str]],
+                answer_title: str, answer_y_title: str) -> alt.HConcatChart:
+        """The answers panel (one line per answer against x, the load marked) beside the
+        readout of every answer at the load."""
         labels = [label for _, label in answer_series]
-        fields = [f"m{j}" for j in range(len(answer_cols))]
+        fields = [f"m{j}" for j in range(len(answer_series))]
         series = " : ".join(f"datum.key == '{f}' ? '{escape(label)}'"
                             for f, label in zip(fields, labels, strict=True)) + " : ''"
-        datasets["explorer_answers"] = _explorer_pack(answers, x, keys, answer_cols,
-                                                      {c: 0 for c in answer_cols})
-        packed = alt.NamedData(name="explorer_answers")
-        base = selected(alt.Chart(packed), keys, len(answer_cols)).transform_fold(
-            fields).transform_calculate(series=series)
+        base = self.selected(alt.Chart(alt.NamedData(name="explorer_answers")), keys,
+                             len(fields)).transform_fold(fields).transform_calculate(
+            series=series)
         colour = series_colour("series", None, labels, stroke_legend("bottom", "vertical"))
-        enc = {"x": x_enc, "y": alt.Y("value:Q", title=answer_y_title), "color": colour,
+        enc = {"x": self.x_enc, "y": alt.Y("value:Q", title=answer_y_title), "color": colour,
                "tooltip": [alt.Tooltip("series:N", title="Answer"),
-                           alt.Tooltip(f"{x}:Q", title=x_title, format="d"),
+                           alt.Tooltip(f"{self.x}:Q", title=self.x_title, format="d"),
                            alt.Tooltip("value:Q", title=answer_y_title, format="d")]}
-        here = base.transform_filter(f"abs(datum.{x} - load) < {x_step / 2!r}")
-        cursor = alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(_x="load").mark_rule(
+        here = base.transform_filter(f"abs(datum.{self.x} - load) < {_x_step(self.xs) / 2!r}")
+        cursor = _one_row().transform_calculate(_x="load").mark_rule(
             color="#666", strokeDash=[3, 3]).encode(x="_x:Q")
         layers = [cursor, base.mark_line(strokeWidth=2).encode(**enc),
                   base.mark_point(filled=True, size=30).encode(**enc),
                   here.mark_point(filled=True, size=120, stroke="#222").encode(**enc)]
         lines = [""] + labels
+        if self.pool is not None:
+            layers += self.pool_marks("_v:Q")
+            lines.append(self.pool[2])
+        sizing = alt.layer(*layers).properties(title=answer_title, width=self.width,
+                                               height=self.height + 40)
+        readout = self.readout(here, lines, colour, answer_y_title)
+        table = alt.layer(*readout).properties(width=self.width, height=24 * len(lines),
+                                               view={"stroke": None})
+        return alt.hconcat(sizing, table, spacing=24)
+
+    def readout(self, here: alt.Chart, lines: list[str], colour: alt.Color,
+                answer_y_title: str) -> list[alt.Chart]:
+        """The readout's text lines: the load, each answer at it, and the pool."""
+        row = alt.Y("series:N", sort=lines, axis=None)
         readout = [
-            alt.Chart(pd.DataFrame({"_": [0]})).transform_calculate(
-                series="''", _line=f"'At ' + format(load, 'd') + ' {escape(x_title.lower())}:'"
+            _one_row().transform_calculate(
+                series="''",
+                _line=f"'At ' + format(load, 'd') + ' {escape(self.x_title.lower())}:'"
             ).mark_text(align="left", fontWeight="bold", fontSize=13).encode(
-                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_line:N"),
+                x=alt.value(0), y=row, text="_line:N"),
             here.transform_calculate(
                 _line=f"datum.series + ': ' + format(datum.value, 'd') + "
                       f"' {escape(answer_y_title.lower())}'"
             ).mark_text(align="left", fontSize=13).encode(
-                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_line:N",
-                color=colour)]
-        if pool is not None:
-            layers += pool_marks("_v:Q")
-            lines.append(pool[2])
-            readout.append(slider_rule(pool[0], pool[2]).transform_calculate(
-                series=f"'{escape(pool[2])}'").mark_text(
+                x=alt.value(0), y=row, text="_line:N", color=colour)]
+        if self.pool is not None:
+            readout.append(self.slider_rule().transform_calculate(
+                series=f"'{escape(self.pool[2])}'").mark_text(
                 align="left", fontSize=13, color=PALETTE[3]).encode(
-                x=alt.value(0), y=alt.Y("series:N", sort=lines, axis=None), text="_label:N"))
-        sizing = alt.layer(*layers).properties(title=answer_title, width=panel_width,
-                                               height=panel_height + 40)
-        table = alt.layer(*readout).properties(width=panel_width,
-                                               height=24 * len(lines), view={"stroke": None})
-        rows.append(alt.hconcat(sizing, table, spacing=24))
-    chart = alt.vconcat(*rows, spacing=20).add_params(*params).properties(
-        title=heading(title, subtitle),
-        description=description)
-    chart.datasets = datasets
-    return chart
+                x=alt.value(0), y=row, text="_label:N"))
+        return readout

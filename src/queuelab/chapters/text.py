@@ -1,0 +1,69 @@
+"""Numbers and intervals written out as the chapters print them.
+
+    >>> significant(0.123456)
+    '0.123'
+    >>> span((12.3, 45.6), "{:.0f}")
+    '12 to 46'
+    >>> with_interval(0.5012, 0.41, 0.6)
+    '0.501 (0.41 to 0.6)'
+    >>> listed([4, 2, 4, 8])
+    '2, 4, 8'
+    >>> signed_percent(-1e-9)
+    '0.000%'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from functools import partial
+
+__all__ = ["significant", "span", "with_interval", "listed", "signed_percent"]
+
+Format = str | Callable[[float], str]
+
+
+def _formatter(fmt: Format) -> Callable[[float], str]:
+    if callable(fmt):
+        return fmt
+    if not isinstance(fmt, str) or "{" not in fmt:
+        raise ValueError(f"fmt must be a format string such as '{{:.2f}}' or a callable, "
+                         f"got {fmt!r}")
+    return fmt.format
+
+
+def significant(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant figures; infinities as "∞" and "-∞"."""
+    if not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be an integer >= 1, got {digits!r}")
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    return f"{value:.{digits}g}"
+
+
+def span(values: Iterable[float], fmt: Format = "{:g}") -> str:
+    """The values joined by " to ", each written with ``fmt`` (a format string or a callable)."""
+    write = _formatter(fmt)
+    return " to ".join(write(v) for v in values)
+
+
+def with_interval(value: float, low: float, high: float, digits: int = 3,
+                  fmt: Format | None = None) -> str:
+    """"value (low to high)", each to ``digits`` significant figures, or written with ``fmt``."""
+    write = _formatter(fmt) if fmt is not None else partial(significant, digits=digits)
+    return f"{write(value)} ({span((low, high), write)})"
+
+
+def listed(values: Iterable[float], fmt: Format = "{:g}") -> str:
+    """The distinct values in increasing order, written with ``fmt`` and joined by ", "."""
+    write = _formatter(fmt)
+    return ", ".join(write(v) for v in sorted(set(values)))
+
+
+def signed_percent(value: float, decimals: int = 3) -> str:
+    """A share as a signed percentage; a value that rounds to zero is written without a sign."""
+    if not isinstance(decimals, int) or decimals < 0:
+        raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}")
+    text = f"{value:+.{decimals}%}"
+    zero = f"{0:.{decimals}%}"
+    return zero if text in (f"+{zero}", f"-{zero}") else text

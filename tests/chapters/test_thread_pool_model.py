@@ -1,0 +1,109 @@
+"""queuelab.chapters.thread_pool_model: the sweeps and summaries of the thread-pool-model
+chapter."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from queuelab import data, mm1bk, stated, thread_pool
+from queuelab.chapters import thread_pool_model as tpm
+
+Z, CPU, WAIT = 4.0, 0.07, 0.07
+
+
+def test_stated_source_quotes_the_sentence():
+    sentence = stated.sentence("imre-appserver", "think_time_Z")
+    assert tpm.stated_source("imre-appserver", "think_time_Z") == f'stated: "{sentence}"'
+
+
+def test_fes_gap_is_zero_where_the_flow_equivalent_server_is_exact():
+    clients = np.arange(1, 31)
+    # s_w = 0: the threads never matter and both solutions are M/M/1/B/K
+    exact_case = tpm.fes_gap(clients, Z, capacity=20, threads=5, cpu_time=0.14, wait_time=0.0)
+    assert set(exact_case) == {"throughput", "response_time", "mean_in_system"}
+    assert max(exact_case.values()) < 1e-9
+    # one thread with two phases: not exponential, so the gap is real
+    one = tpm.fes_gap(clients, Z, capacity=20, threads=1, cpu_time=CPU, wait_time=WAIT)
+    assert one["response_time"] > 1e-3
+    exact = thread_pool(clients, 20, 1, CPU, WAIT, Z, method="exact")
+    fes = thread_pool(clients, 20, 1, CPU, WAIT, Z, method="fes")
+    assert one["throughput"] == pytest.approx(
+        np.max(np.abs(fes.throughput / exact.throughput - 1)))
+
+
+def test_benchmark_section():
+    bench = pd.DataFrame({"section": ["a", "a", "a", "b"], "case": [1, 1, 2, 1],
+                          "quantity": ["x", "y", "x", "x"], "value": ["1", "2", "3", "4"]})
+    wide = tpm.benchmark_section(bench, "a")
+    assert wide.loc[1, "y"] == "2" and wide.loc[2, "x"] == "3" and len(wide) == 2
+    with pytest.raises(ValueError, match=r"name must be one of \['a', 'b'\]"):
+        tpm.benchmark_section(bench, "c")
+    stored = data.load_result("benchmark_models", dtype={"value": str})
+    section = tpm.benchmark_section(stored, "thread_pool_fes_vs_exact")
+    assert {"threads", "err_R", "err_X"} <= set(section.columns)
+
+
+def test_validation_setting():
+    row = SimpleNamespace(clients=60.0, capacity=50.0, threads=30.0, cpu_time=0.07,
+                          wait_time=0.07, thread_overhead=0.0, pool_overhead=0.0)
+    assert tpm.validation_setting(row) == "K=60, B=50, T=30, s_c=0.07, s_w=0.07"
+    row.thread_overhead = 0.002
+    assert tpm.validation_setting(row) == (
+        "K=60, B=50, T=30, s_c=0.07, s_w=0.07, theta=0.002, phi=0")
+
+
+def test_validation_coverage_counts_degenerate_intervals_apart():
+    frame = pd.DataFrame({"point": [1, 1, 2, 2, 3],
+                          "exact_in_ci": [True, False, True, True, False],
+                          "ci_degenerate": [False, False, False, True, True]})
+    cover = tpm.validation_coverage(frame)
+    assert cover["points"] == 3 and cover["metric-points"] == 5
+    assert cover["proper intervals"] == 3 and cover["exact inside"] == 2
+    assert cover["share inside"] == "66.7%"
+    assert cover["degenerate"] == 2 and cover["degenerate and exact differs"] == 1
+    with pytest.raises(ValueError, match="no interval of non-zero width"):
+        tpm.validation_coverage(frame[frame["ci_degenerate"]])
+
+
+def test_fes_distance_reports_the_worst_point():
+    group = pd.DataFrame({"fes_rel_to_exact": [0.001, -0.05, 0.002], "point": [4, 7, 9],
+                          "exact": [1.0, 2.0, 3.0], "fes": [1.001, 1.9, 3.006]})
+    distance = tpm.fes_distance(group)
+    assert distance["median |fes / exact - 1|"] == "0.20%"
+    assert distance["max |fes / exact - 1|"] == "5.00%"
+    assert distance["at point"] == 7
+    assert distance["exact there"] == "2" and distance["fes there"] == "1.9"
+
+
+def test_sweep_solves_the_exact_chain_at_every_setting():
+    clients = np.array([1, 10, 40, 80])
+    frame = tpm.sweep(clients, [20, 50], [1, 5], cpu_time=CPU, wait_time=WAIT, think_time=Z)
+    assert len(frame) == 2 * 2 * len(clients)
+    assert not frame.duplicated(["clients", "capacity", "threads"]).any()
+    res = thread_pool(clients, 50, 5, CPU, WAIT, Z, method="exact")
+    assert tpm.at(frame, 80, 50, 5, "response_time") == pytest.approx(res.response_time[-1])
+    assert tpm.at(frame, 40, 20, 1, "refused") == pytest.approx(
+        thread_pool(40, 20, 1, CPU, WAIT, Z, method="exact").rejection_probability)
+    # with no waiting phase the pool does not matter: M/M/1/B/K at the CPU
+    alone = tpm.sweep(clients, [20], [1, 5], cpu_time=0.14, wait_time=0.0, think_time=Z)
+    reference = mm1bk(clients, 20, 0.14, Z)
+    for threads in (1, 5):
+        got = alone[alone["threads"] == threads]["throughput"].to_numpy()
+        np.testing.assert_allclose(got, reference.throughput, rtol=1e-9)
+    # the overheads slow the server down
+    loaded = tpm.sweep(clients, [50], [5], cpu_time=CPU, wait_time=WAIT, think_time=Z,
+                       thread_overhead=0.05, pool_overhead=0.01)
+    assert tpm.at(loaded, 80, 50, 5, "response_time") > tpm.at(frame, 80, 50, 5,
+                                                              "response_time")
+    assert set(frame["pool"]) == {"T = 1", "T = 5"} and set(frame["queue"]) == {"B = 20",
+                                                                                "B = 50"}
+
+
+def test_at_needs_exactly_one_row():
+    frame = tpm.sweep([10, 20], [50], [5], cpu_time=CPU, wait_time=WAIT, think_time=Z)
+    with pytest.raises(ValueError, match="0 rows have"):
+        tpm.at(frame, 30, 50, 5, "throughput")

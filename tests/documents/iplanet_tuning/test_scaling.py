@@ -1,0 +1,159 @@
+"""The three readings of the iPlanet guide's "scaling factor" (IP-C1)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from queuelab.documents.iplanet_tuning import scaling
+
+FACTORS = st.floats(0.01, 1.0)
+CPUS = st.integers(1, 64)
+
+
+@pytest.mark.parametrize(("reading", "s4", "s8"), [
+    ("efficiency", 2.6, 5.2), ("doubling", 2.7225, 4.492125), ("per_cpu", 2.95, 5.55)])
+def test_sixty_five_percent_under_each_reading(reading, s4, s8):
+    assert scaling.implied_speedup(0.65, 4, reading) == pytest.approx(s4)
+    assert scaling.implied_speedup(0.65, 8, reading) == pytest.approx(s8)
+
+
+@given(cpus=CPUS)
+def test_one_hundred_percent_is_linear_under_every_reading(cpus):
+    for reading in scaling.READINGS:
+        assert scaling.implied_speedup(1.0, cpus, reading) == pytest.approx(cpus)
+
+
+@given(factor=FACTORS)
+def test_one_cpu_is_the_unit(factor):
+    for reading in scaling.READINGS:
+        assert scaling.implied_speedup(factor, 1, reading) == 1.0
+
+
+@given(factor=FACTORS, k=st.integers(0, 6))
+def test_doubling_multiplies_by_one_plus_factor(factor, k):
+    n = 2 ** k
+    assert scaling.implied_speedup(factor, 2 * n, "doubling") == pytest.approx(
+        (1 + factor) * scaling.implied_speedup(factor, n, "doubling"))
+
+
+@given(factor=FACTORS, cpus=st.integers(2, 64))
+def test_readings_never_beat_linear_and_factor_round_trips(factor, cpus):
+    for reading in scaling.READINGS:
+        s = scaling.implied_speedup(factor, cpus, reading)
+        assert s <= cpus * (1 + 1e-12)
+        assert scaling.implied_factor(s, cpus, reading) == pytest.approx(factor)
+
+
+@given(factor=FACTORS, cpus=st.integers(1, 63))
+def test_speedup_grows_with_cpus_for_the_incremental_readings(factor, cpus):
+    for reading in ("doubling", "per_cpu"):
+        assert scaling.implied_speedup(factor, cpus + 1, reading) > \
+            scaling.implied_speedup(factor, cpus, reading)
+
+
+def test_java_summary_seventy_then_fifty_five_percent():
+    java = [(4, 0.70), (math.inf, 0.55)]
+    assert scaling.piecewise_speedup(java, 4, "doubling") == pytest.approx(1.7 ** 2)
+    assert scaling.piecewise_speedup(java, 8, "doubling") == pytest.approx(1.7 ** 2 * 1.55)
+    assert scaling.piecewise_speedup(java, 8, "per_cpu") == pytest.approx(1 + 3 * 0.7 + 4 * 0.55)
+    assert scaling.piecewise_speedup(java, 8, "efficiency") == pytest.approx(8 * 0.55)
+    assert scaling.piecewise_speedup(java, 4, "efficiency") == pytest.approx(4 * 0.70)
+
+
+@given(factor=FACTORS, cpus=CPUS)
+def test_one_segment_equals_a_constant_factor(factor, cpus):
+    for reading in scaling.READINGS:
+        assert scaling.piecewise_speedup([(math.inf, factor)], cpus, reading) == \
+            pytest.approx(scaling.implied_speedup(factor, cpus, reading))
+
+
+def test_segments_must_cover_the_cpu_count():
+    with pytest.raises(ValueError, match="segments end"):
+        scaling.piecewise_speedup([(4, 0.7)], 8, "doubling")
+    assert scaling.piecewise_speedup([(4, 0.7)], 4, "per_cpu") == pytest.approx(3.1)
+
+
+@pytest.mark.parametrize(("text", "value"), [("65%", 0.65), ("close to 100%", 1.0),
+                                              ("60% (summary)", 0.6), ("95 %", 0.95)])
+def test_parse_factor(text, value):
+    assert scaling.parse_factor(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "close to", "70% then 55%", None, 65])
+def test_parse_factor_rejects(text):
+    with pytest.raises(ValueError, match="text"):
+        scaling.parse_factor(text)
+
+
+def test_figure_factors_read_from_the_data():
+    table = scaling.figure_factors().set_index("figure_id")
+    assert list(table.index) == ["IP-F1", "IP-F2", "IP-F3", "IP-F4", "IP-F5", "IP-F6",
+                                 "IP-F7", "IP-F9", "IP-F10", "IP-F11", "IP-F12", "IP-F13"]
+    assert table.loc["IP-F1", "factor"] == 0.65 and table.loc["IP-F2", "factor"] == 1.0
+    # No 8-CPU point where the text says so.
+    assert table.loc[["IP-F1", "IP-F4", "IP-F6", "IP-F11"], "top_cpus"].eq(4).all()
+    assert table.loc[["IP-F2", "IP-F3", "IP-F7"], "top_cpus"].eq(8).all()
+
+
+def test_reconstructed_speedups_follow_the_reading():
+    for reading in scaling.READINGS:
+        frame = scaling.reconstructed_speedups(reading)
+        assert set(frame["reading"]) == {reading}
+        for row in frame.itertuples():
+            assert row.speedup == scaling.implied_speedup(row.factor, row.cpus, reading)
+        assert frame.groupby("figure_id")["cpus"].max().to_dict()["IP-F1"] == 4
+
+
+def test_speedup_frame_is_tidy():
+    frame = scaling.speedup_frame({"a": 0.65, "java": [(4, 0.7), (math.inf, 0.55)]}, [1, 4, 8])
+    assert len(frame) == 2 * 3 * 3
+    row = frame[(frame["label"] == "a") & (frame["reading"] == "per_cpu") & (frame["cpus"] == 8)]
+    assert row["speedup"].item() == pytest.approx(5.55)
+    assert (frame["efficiency"] == frame["speedup"] / frame["cpus"]).all()
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize("factor", [0, -0.1, 1.01, math.nan, "65%", None, True])
+def test_bad_factor(factor):
+    with pytest.raises(ValueError, match="factor"):
+        scaling.implied_speedup(factor, 4)
+
+
+@pytest.mark.parametrize("cpus", [0, -2, 1.5, "4", None, True])
+def test_bad_cpus(cpus):
+    with pytest.raises(ValueError, match="cpus"):
+        scaling.implied_speedup(0.65, cpus)
+
+
+def test_bad_reading():
+    with pytest.raises(ValueError, match="reading"):
+        scaling.implied_speedup(0.65, 4, "amdahl")
+
+
+@pytest.mark.parametrize(("speedup", "cpus", "name"), [(0, 4, "speedup"), (math.inf, 4, "speedup"),
+                                                       (2.0, 1, "cpus"), (2.0, 2.5, "cpus")])
+def test_implied_factor_rejects(speedup, cpus, name):
+    with pytest.raises(ValueError, match=name):
+        scaling.implied_factor(speedup, cpus)
+
+
+@pytest.mark.parametrize("segments", [[], "0.7", [(4, 0.7), (2, 0.5)], [(4,)],
+                                      [(0.5, 0.7)], [(4, 1.5)]])
+def test_bad_segments(segments):
+    with pytest.raises(ValueError, match="segments"):
+        scaling.piecewise_speedup(segments, 2)
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [({"factors": {}}, "factors"),
+                                              ({"cpus": []}, "cpus"),
+                                              ({"readings": "doubling"}, "readings")])
+def test_speedup_frame_rejects(kwargs, name):
+    args = {"factors": {"a": 0.5}, "cpus": [1, 2], "readings": scaling.READINGS, **kwargs}
+    with pytest.raises(ValueError, match=name):
+        scaling.speedup_frame(**args)

@@ -1,0 +1,92 @@
+"""The built site and a browser page that blocks other hosts, shared by the site tests."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+# QUEUELAB_SITE points the tests at another build (e.g. jupyter-book build --path-output DIR).
+SITE = Path(os.environ.get("QUEUELAB_SITE", ROOT / "_build" / "html"))
+SCREENSHOTS = SITE.parent / "screenshots"
+# Flags that keep Chromium from reaching for Google's hosts in the background.
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def site_pages() -> list[Path]:
+    """Every HTML page of the built book (theme snippets under _static are not pages)."""
+    if not (SITE / "index.html").is_file():
+        raise RuntimeError(f"{SITE} holds no built book: run `make book` first")
+    skip = {"_static", "_sources", "_images"}
+    return sorted(p for p in SITE.rglob("*.html") if not skip & set(p.relative_to(SITE).parts))
+
+
+CHART_TIMEOUT_MS = 20_000
+# Console messages that are known, harmless, and not ours to fix.
+CONSOLE_ALLOW = [
+    # pydata-sphinx-theme 0.17 logs this on first load, before any theme mode is stored.
+    re.compile(r"Got invalid theme mode"),
+]
+
+
+@dataclass
+class Visit:
+    outside: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+
+
+def _local(url: str, origin: str) -> bool:
+    scheme = urlsplit(url).scheme
+    return url.startswith(origin) or scheme in ("data", "blob", "about")
+
+
+def open_page(browser, url: str, origin: str, width: int = 1280):
+    """A new page, ``width`` pixels wide, that aborts and records every request not to
+    ``origin``."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    visit = Visit()
+
+    def route(r):
+        if _local(r.request.url, origin):
+            r.continue_()
+        else:
+            visit.outside.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: m.type == "error" and visit.console_errors.append(m.text))
+    page.on("pageerror", lambda e: visit.console_errors.append(f"uncaught: {e}"))
+    return context, page, visit
+
+
+def wait_for_charts(page) -> int:
+    charts = page.locator("div[id^='altair-viz-']")
+    count = charts.count()
+    for i in range(count):
+        charts.nth(i).locator("svg.marks, canvas.marks").first.wait_for(
+            state="attached", timeout=CHART_TIMEOUT_MS)
+    return count
+
+
+def wait_for_math(page) -> int:
+    count = page.locator(".math").count()
+    if count:
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.math')]"
+            ".every(e => e.querySelector('mjx-container'))",
+            timeout=CHART_TIMEOUT_MS,
+        )
+    return count
+
+
+def unexpected(errors: list[str]) -> list[str]:
+    return [e for e in errors if not any(p.search(e) for p in CONSOLE_ALLOW)]
+
+
