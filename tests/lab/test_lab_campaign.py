@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import smoke_settings, write_campaign
+from lab_campaigns import smoke_settings, write_campaign
 
 from queuelab.lab import campaign
 

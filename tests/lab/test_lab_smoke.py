@@ -17,8 +17,7 @@ import time
 
 import pandas as pd
 import pytest
-from conftest import lab_processes, smoke_settings, write_campaign
-from frictionless import validate
+from lab_campaigns import lab_processes, smoke_settings, validate_package, write_campaign
 
 from queuelab.lab import analysis, campaign, runner, tomcat
 
@@ -51,7 +50,7 @@ def smoke(tmp_path_factory):
 
 def test_the_data_set_is_complete_and_valid(smoke):
     plan, folder = smoke
-    report = validate(folder / "datapackage.json")
+    report = validate_package(folder)
     assert report.valid, report.flatten(["rowNumber", "fieldName", "message"])[:5]
     meta = analysis.metadata(folder)
     assert meta["status"] == "complete"
@@ -103,7 +102,7 @@ def test_distributed_mode_with_a_worker_process(tmp_path, no_leftovers):
     file = write_campaign(tmp_path, settings)
     folder = runner.run_campaign(campaign.load(file), runner.Options(
         out_root=tmp_path / "out", workers=1, wire=False, progress=False))
-    assert validate(folder / "datapackage.json").valid
+    assert validate_package(folder).valid
     runs, requests = _check_accounting(folder)
     assert analysis.metadata(folder)["load_generator"] == "Locust (local workers: 1)"
     assert requests.groupby("run")["user"].nunique().tolist() == [1, 4]
@@ -134,7 +133,7 @@ def test_ctrl_c_stops_everything_and_keeps_the_finished_runs(tmp_path, no_leftov
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "interrupted" in err
-    assert validate(folder / "datapackage.json").valid
+    assert validate_package(folder).valid
     meta = json.loads((folder / "datapackage.json").read_text())["measurement"]
     assert meta["status"] == "interrupted"
     runs, requests = _check_accounting(folder)
@@ -151,7 +150,7 @@ def test_a_killed_runner_takes_its_server_and_generator_with_it(tmp_path, no_lef
         time.sleep(0.2)
     # the no_leftovers fixture fails the test if the JVM or Locust outlived the runner;
     # what was stored before is complete and valid
-    assert validate(folder / "datapackage.json").valid
+    assert validate_package(folder).valid
     _check_accounting(folder)
 
 
@@ -163,7 +162,7 @@ def test_a_server_started_by_the_user(tmp_path, no_leftovers):
     with tomcat.Tomcat(server) as elsewhere:
         folder = runner.run_campaign(plan, runner.Options(
             out_root=tmp_path / "out", target=elsewhere.url, progress=False))
-    assert validate(folder / "datapackage.json").valid
+    assert validate_package(folder).valid
     meta = analysis.metadata(folder)
     assert meta["server"].startswith(f"a server started by the user at {elsewhere.url}")
     runs, _ = _check_accounting(folder)

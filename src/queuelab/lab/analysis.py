@@ -8,10 +8,6 @@ or failed before the run ended). Per run, as Imre et al. define them:
 * ``r_all``, ``r_error``, ``r_succ`` - mean response time of all, failed and successful
   requests; ``r_succ_eq2`` recomputes ``r_succ`` from the other two by their equation (2),
   ``R_succ = (R_all - e R_error) / (1 - e)``, which JMeter's logs forced them to use.
-
->>> from queuelab.lab import analysis
->>> sorted(analysis.summarize(DATASET).columns)[:3]   # doctest: +SKIP
-["attempt_rate", "capacity", "clients"]
 """
 
 from __future__ import annotations
@@ -32,9 +28,6 @@ __all__ = ["datasets", "dataset_dir", "load", "metadata", "in_window", "summariz
 #: The data set the book's lab chapter reads.
 DEFAULT_DATASET = "imre-tomcat-2026-11-24"
 
-_DTYPES = {"integer": "Int64", "number": "float64", "string": "string", "boolean": "boolean"}
-
-
 def lab_root() -> Path:
     """The folder of the measured data sets (``data/lab``)."""
     return data.data_dir() / "lab"
@@ -42,8 +35,7 @@ def lab_root() -> Path:
 
 def datasets() -> list[str]:
     """Names of the stored data sets, sorted."""
-    root = lab_root()
-    return sorted(p.parent.name for p in root.glob("*/datapackage.json"))
+    return sorted(p.parent.name for p in lab_root().glob("*/datapackage.json"))
 
 
 def dataset_dir(dataset: str | Path) -> Path:
@@ -74,16 +66,8 @@ def load(table: str, dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
         raise ValueError(f"table must be one of {sorted(records.TABLES)}, got {table!r}")
     folder = dataset_dir(dataset)
     resource = next(r for r in _package(str(folder))["resources"] if r["name"] == table)
-    fields = resource["schema"]["fields"]
-    dtypes = {f["name"]: _DTYPES[f["type"]] for f in fields}
-    frame = pd.read_csv(folder / resource["path"], dtype=dtypes, keep_default_na=False,
-                        na_values=[""])
-    expected = [f["name"] for f in fields]
-    if list(frame.columns) != expected:
-        raise ValueError(f"{folder / resource['path']} has columns {list(frame.columns)}, "
-                         f"its schema {expected}")
-    frame.attrs.update(dataset=folder.name, table=table,
-                       units={f["name"]: f["unit"] for f in fields if f.get("unit")})
+    frame = data.read_resource(folder, resource)
+    frame.attrs.update(dataset=folder.name, table=table)
     return frame
 
 

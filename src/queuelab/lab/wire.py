@@ -84,7 +84,7 @@ def _capture(port: int, path: Path):
         return None
     process = subprocess.Popen(["tcpdump", "-i", "lo", "-nn", "-U", "-w", str(path),
                                 f"tcp port {port}"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, start_new_session=True)
+                               stderr=subprocess.DEVNULL, start_new_session=True)
     time.sleep(1.0)  # tcpdump needs a moment before it sees packets
     if process.poll() is not None:
         return None  # not permitted (no root or CAP_NET_RAW)
