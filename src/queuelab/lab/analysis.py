@@ -80,6 +80,33 @@ def in_window(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     return requests[inside.to_numpy()]
 
 
+#: Batches each window is cut into for the standard errors of its means (batch means).
+BATCHES = 6
+
+
+def _batch_errors(window: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Standard errors of a run's mean response time and throughput by batch means: the window
+    cut into :data:`BATCHES` equal parts, the spread of the part means over sqrt(parts).
+    (Successive requests of a closed loop are correlated; batches of seconds are much less.)"""
+    bounds = runs.set_index("run")[["window_start_s", "window_end_s"]]
+    joined = window.join(bounds, on="run")
+    length = (joined["window_end_s"] - joined["window_start_s"]) / BATCHES
+    batch = ((joined["start_s"] - joined["window_start_s"]) // length).clip(upper=BATCHES - 1)
+    ok = joined["outcome"] == "ok"
+    parts = pd.DataFrame({"run": joined["run"], "batch": batch.astype(int), "ok": ok,
+                          "latency_s": (joined["latency_ms"] / 1000).where(ok)})
+    per_batch = parts.groupby(["run", "batch"]).agg(r=("latency_s", "mean"),
+                                                    served=("ok", "sum"))
+    seconds = ((bounds["window_end_s"] - bounds["window_start_s"]) / BATCHES)
+    per_batch["x"] = per_batch["served"] / seconds.reindex(
+        per_batch.index.get_level_values("run")).to_numpy()
+    spread = per_batch.groupby("run").agg(r_sd=("r", "std"), x_sd=("x", "std"),
+                                          batches=("x", "size"))
+    root = np.sqrt(spread["batches"])
+    return pd.DataFrame({"r_succ_se": spread["r_sd"] / root,
+                         "throughput_se": spread["x_sd"] / root})
+
+
 def _per_run(window: pd.DataFrame) -> pd.DataFrame:
     ok = window["outcome"] == "ok"
     latency_s = window["latency_ms"] / 1000
@@ -106,7 +133,8 @@ def summarize(dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
     """One row per run: its settings and the paper's metrics over the measurement window."""
     runs = load("runs", dataset)
     requests = load("requests", dataset)
-    metrics = _per_run(in_window(requests, runs))
+    window = in_window(requests, runs)
+    metrics = _per_run(window).join(_batch_errors(window, runs))
     table = runs.join(metrics, on="run")
     seconds = table["window_end_s"] - table["window_start_s"]
     errors = table["sent_in_window"] - table["ok_in_window"]
