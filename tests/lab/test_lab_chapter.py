@@ -83,3 +83,30 @@ def test_claims_need_two_pools_and_two_queues():
 def test_labels(cpu, sleep, label):
     assert chapter.split_label(cpu, sleep) == label
     assert chapter.config_label(30, 50) == "30 threads, queue 50"
+
+
+def test_wire_phases_split_a_late_connection_from_its_wait_for_the_answer():
+    connections = pd.DataFrame({
+        "scenario": ["q", "q", "m"], "request": [0, 1, 0], "sent_s": [0.0, 0.01, 0.02],
+        "connect_ms": [0.1, 0.1, 1000.0], "total_ms": [1000.0, 2.0, 3000.0],
+        "outcome": ["ok", "closed", "ok"], "bytes": [10000, 0, 10000]})
+    phases = chapter.wire_phases(connections)
+    assert phases["phase"].tolist() == ["connected, waiting for the answer", "refused",
+                                        "waiting to connect",
+                                        "connected, waiting for the answer"]
+    late = phases[phases["scenario"] == "m"]
+    assert late["from_s"].tolist() == pytest.approx([0.02, 1.02])
+    assert late["to_s"].tolist() == pytest.approx([1.02, 3.02])
+
+
+def test_packets_in_words():
+    packets = pd.DataFrame({
+        "scenario": ["q"] * 4, "request": [2] * 4, "time_s": [5.0, 5.0001, 5.0002, 5.0027],
+        "direction": ["client>server", "server>client", "client>server", "server>client"],
+        "flags": ["S", "SA", "AP", "AF"], "length": [0, 0, 98, 0]})
+    story = chapter.packets_of(packets, "q", 2)
+    assert story["packet"].tolist() == ["SYN", "SYN-ACK", "data, 98 bytes", "FIN"]
+    assert story["from"].tolist() == ["client", "server", "client", "server"]
+    assert story["time (ms)"].tolist() == pytest.approx([0.0, 0.1, 0.2, 2.7])
+    with pytest.raises(ValueError, match="no packets stored"):
+        chapter.packets_of(packets, "q", 3)

@@ -254,3 +254,87 @@ def claims(table: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
                          "statement": STATEMENTS[claim], "verdict": verdict,
                          "evidence": evidence})
     return pd.DataFrame(rows).sort_values(["id", "split"], kind="stable").reset_index(drop=True)
+
+
+# -- the limits, on the wire -----------------------------------------------------------------
+
+_PHASES = ("waiting to connect", "connected, waiting for the answer", "refused")
+
+
+def wire_phases(connections: pd.DataFrame) -> pd.DataFrame:
+    """Each request of the limit scenarios as phases on a time line (seconds from the first
+    request): waiting for the connection to open, then waiting for the answer, or refused."""
+    rows = []
+    for r in connections.itertuples():
+        start = float(r.sent_s)
+        opened = start + float(r.connect_ms) / 1000
+        end = start + float(r.total_ms) / 1000
+        label = f"request {int(r.request) + 1}"
+        if opened - start >= 0.001:
+            rows.append((r.scenario, label, _PHASES[0], start, opened, r.outcome))
+        phase = _PHASES[1] if r.outcome == "ok" else _PHASES[2]
+        rows.append((r.scenario, label, phase, opened, end, r.outcome))
+    return pd.DataFrame(rows, columns=["scenario", "request", "phase", "from_s", "to_s",
+                                       "outcome"])
+
+
+_FLAGS = {"S": "SYN", "SA": "SYN-ACK", "A": "ACK", "AP": "data", "AF": "FIN", "AR": "RST",
+          "R": "RST", "F": "FIN"}
+
+
+def packets_of(packets: pd.DataFrame, scenario: str, request: int) -> pd.DataFrame:
+    """The packets of one request of a limit scenario, in words, times from its first."""
+    part = packets[(packets["scenario"] == scenario) & (packets["request"] == request)]
+    if part.empty:
+        raise ValueError(f"no packets stored for {scenario!r} request {request}")
+    start = float(part["time_s"].iloc[0])
+    return pd.DataFrame({
+        "time (ms)": ((part["time_s"] - start) * 1000).round(1).to_numpy(),
+        "from": part["direction"].str.split(">").str[0].to_numpy(),
+        "packet": [_FLAGS.get(f, f) + (f", {n} bytes" if n else "")
+                   for f, n in zip(part["flags"], part["length"], strict=True)],
+    })
+
+
+# -- tables of the chapter ---------------------------------------------------------------------
+
+
+def setup_table(meta: dict) -> pd.DataFrame:
+    """Where, with what and how the data set was measured, one line per item."""
+    m, s = meta["machine"], meta["settings"]
+    design, timing = s["design"], s["timing"]
+    splits = "; ".join(f"{x['name']}: {split_label(x['cpu_ms'], x['sleep_ms'])}"
+                       for x in s["splits"])
+    rows = [
+        ("date (UTC)", meta["date"]),
+        ("machine", f"{m['cpu_model']}, {m['logical_cores']} logical cores, "
+                    f"{m['memory_gib']} GiB"),
+        ("system", f"{m['os']}, Linux {m['kernel']}"),
+        ("server", f"{m['tomcat']}, {m['java']}"),
+        ("JVM options", " ".join(meta["jvm_options"]) or "not set by the runner"),
+        ("load generator", f"{meta['load_generator']}, Locust {m['locust']}"),
+        ("pinning (taskset)", f"server on core(s) {meta['pinning']['server_cores']}, "
+                              f"generator on core(s) {meta['pinning']['generator_cores']}"),
+        ("thread pools (maxThreads)", ", ".join(map(str, design["threads"]))),
+        ("connection queues (maxQueueSize)", ", ".join(map(str, design["queue"]))),
+        ("clients", ", ".join(map(str, design["clients"]))),
+        ("work per request", splits),
+        ("think time", f"exponential, mean {s['think_time_s']:g} s"),
+        ("each run", f"clients start over {timing['ramp_s']:g} s, warm up "
+                     f"{timing['warmup_s']:g} s, measured {timing['measure_s']:g} s"),
+        ("connections", "a new one per request" if not s["keep_alive"] else "kept alive"),
+    ]
+    return pd.DataFrame(rows, columns=["", "value"]).set_index("")
+
+
+def service_table(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+    """The one-client runs: the service time asked for, measured, and its processor part."""
+    one = analysis.service_time(dataset)
+    return pd.DataFrame({
+        "work per request": [split_label(c, s) for c, s in zip(one["cpu_ms"], one["sleep_ms"],
+                                                               strict=True)],
+        "asked for (ms)": (one["requested_s"] * 1000).round(1),
+        "S measured with one client (ms)": (one["measured_s"] * 1000).round(1),
+        "processor time per request, JVM (ms)": (one["server_cpu_s"] * 1000).round(2),
+        "requests": one["requests"],
+    }).set_index("work per request")
