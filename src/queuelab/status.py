@@ -24,8 +24,8 @@ import pandas as pd
 
 from . import audit, data, tables
 
-__all__ = ["STATUS_WORDS", "REMEASURED", "LOCATIONS_FILE", "anchor", "scan_locations", "write_locations",
-           "locations", "status_table", "link_targets", "html_table"]
+__all__ = ["STATUS_WORDS", "REMEASURED", "LOCATIONS_FILE", "anchor", "scan_locations",
+           "write_locations", "locations", "status_table", "link_targets", "html_table"]
 
 STATUS_WORDS = ("reproduced", "recomputed", "reconstructed", "not reproducible")
 #: The word beside an item's status where the book's own lab measured it anew: a new
