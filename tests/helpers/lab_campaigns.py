@@ -11,7 +11,9 @@ from pathlib import Path
 import psutil
 from frictionless import validate
 
-from queuelab.lab import campaign
+import pandas as pd
+
+from queuelab.lab import analysis, campaign
 
 
 def smoke_settings() -> dict:
@@ -65,3 +67,18 @@ def validate_package(folder: Path):
         report = validate(folder / "datapackage.json")
         gc.collect()
     return report
+
+
+def check_accounting(folder):
+    """Every request sent is counted once on each side: client rows, Locust, Tomcat."""
+    runs = analysis.load("runs", folder)
+    requests = analysis.load("requests", folder)
+    per_run = requests.groupby("run").size()
+    for run in runs.itertuples():
+        assert run.sent == per_run.get(run.run, 0) == run.locust_requests
+        assert run.ok + run.closed + run.other_errors == run.sent
+        if pd.isna(run.server_answered):  # a server the runner did not start
+            continue
+        assert run.server_answered == run.ok, "an answer the client did not count"
+        assert run.server_rejected == run.closed, "a refusal the client did not see"
+    return runs, requests

@@ -17,25 +17,12 @@ import time
 
 import pandas as pd
 import pytest
-from lab_campaigns import lab_processes, smoke_settings, validate_package, write_campaign
+from lab_campaigns import (check_accounting, lab_processes, smoke_settings, validate_package,
+                           write_campaign)
 
 from queuelab.lab import analysis, campaign, runner, tomcat
 
 pytestmark = pytest.mark.lab
-
-
-def _check_accounting(folder):
-    runs = analysis.load("runs", folder)
-    requests = analysis.load("requests", folder)
-    per_run = requests.groupby("run").size()
-    for run in runs.itertuples():
-        assert run.sent == per_run.get(run.run, 0) == run.locust_requests
-        assert run.ok + run.closed + run.other_errors == run.sent
-        if pd.isna(run.server_answered):  # a server the runner did not start
-            continue
-        assert run.server_answered == run.ok, "an answer the client did not count"
-        assert run.server_rejected == run.closed, "a refusal the client did not see"
-    return runs, requests
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +50,7 @@ def test_the_data_set_is_complete_and_valid(smoke):
 
 def test_every_request_is_accounted_for_on_both_sides(smoke):
     _, folder = smoke
-    runs, requests = _check_accounting(folder)
+    runs, requests = check_accounting(folder)
     # with 8 clients and room for 3 requests (2 threads + 1 waiting), Tomcat refused some
     busiest = runs.iloc[-1]
     assert busiest["clients"] == 8 and busiest["closed"] > 0
@@ -103,7 +90,7 @@ def test_distributed_mode_with_a_worker_process(tmp_path, no_leftovers):
     folder = runner.run_campaign(campaign.load(file), runner.Options(
         out_root=tmp_path / "out", workers=1, wire=False, progress=False))
     assert validate_package(folder).valid
-    runs, requests = _check_accounting(folder)
+    runs, requests = check_accounting(folder)
     assert analysis.metadata(folder)["load_generator"] == "Locust (local workers: 1)"
     assert requests.groupby("run")["user"].nunique().tolist() == [1, 4]
 
@@ -136,7 +123,7 @@ def test_ctrl_c_stops_everything_and_keeps_the_finished_runs(tmp_path, no_leftov
     assert validate_package(folder).valid
     meta = json.loads((folder / "datapackage.json").read_text())["measurement"]
     assert meta["status"] == "interrupted"
-    runs, requests = _check_accounting(folder)
+    runs, requests = check_accounting(folder)
     assert 2 <= len(runs) < 8 and meta["runs_completed"] == len(runs)
     assert set(requests["run"]) == set(runs["run"])
 
@@ -151,7 +138,7 @@ def test_a_killed_runner_takes_its_server_and_generator_with_it(tmp_path, no_lef
     # the no_leftovers fixture fails the test if the JVM or Locust outlived the runner;
     # what was stored before is complete and valid
     assert validate_package(folder).valid
-    _check_accounting(folder)
+    check_accounting(folder)
 
 
 def test_a_server_started_by_the_user(tmp_path, no_leftovers):
@@ -165,7 +152,7 @@ def test_a_server_started_by_the_user(tmp_path, no_leftovers):
     assert validate_package(folder).valid
     meta = analysis.metadata(folder)
     assert meta["server"].startswith(f"a server started by the user at {elsewhere.url}")
-    runs, _ = _check_accounting(folder)
+    runs, _ = check_accounting(folder)
     assert runs["server_answered"].isna().all() and runs["server_cpu"].isna().all()
     assert (runs["ok"] > 0).all()
 

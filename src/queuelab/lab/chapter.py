@@ -21,7 +21,7 @@ from .. import mm1bk, thread_pool
 from . import analysis, models
 
 __all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_curves",
-           "differs", "claims"]
+           "differs", "claims", "processor_demand", "at_clients"]
 
 #: The smallest relative difference between two measured means that counts as a difference.
 MIN_RELATIVE = 0.10
@@ -325,6 +325,42 @@ def setup_table(meta: dict) -> pd.DataFrame:
         ("connections", "a new one per request" if not s["keep_alive"] else "kept alive"),
     ]
     return pd.DataFrame(rows, columns=["", "value"]).set_index("")
+
+
+def processor_demand(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+    """Per split: the processor time per answered request, measured three ways: the answering
+    thread's own measure and the JVM's by the utilization law D = U / X (U: the JVM's share of
+    its core over the window, X: answers per second), with one client and under load (median
+    and range over the load runs)."""
+    table = analysis.summarize(dataset)
+    table = table[table["throughput"] > 0].copy()
+    table["demand_ms"] = 1000 * table["server_cpu"] / table["throughput"]
+    rows = []
+    for split, part in table.groupby("split", sort=False):
+        one, load = part[part["kind"] == "one-client"], part[part["kind"] == "load"]
+        if one.empty or load.empty:
+            raise ValueError(f"split {split!r} needs a one-client run and load runs to compare")
+        rows.append({
+            "split": split, "work per request": split_label(one["cpu_ms"].iloc[0],
+                                                            one["sleep_ms"].iloc[0]),
+            "thread, one client (ms)": float(one["server_cpu_ms"].iloc[0]),
+            "thread under load, median (ms)": float(load["server_cpu_ms"].median()),
+            "JVM, one client (ms)": float(one["demand_ms"].iloc[0]),
+            "JVM under load, median (ms)": float(load["demand_ms"].median()),
+            "JVM under load, lowest (ms)": float(load["demand_ms"].min()),
+            "JVM under load, highest (ms)": float(load["demand_ms"].max()),
+        })
+    return pd.DataFrame(rows).set_index("split")
+
+
+def at_clients(table: pd.DataFrame, clients: int) -> pd.DataFrame:
+    """The paper's three metrics of every split and configuration at one client count."""
+    if clients not in set(table["clients"]):
+        raise ValueError(f"clients must be one of the measured counts "
+                         f"{sorted(set(table['clients']))}; got {clients}")
+    part = table[table["clients"] == clients]
+    return part.set_index(["split", "configuration"])[
+        ["threads", "queue", "throughput", "response_time", "error_rate"]]
 
 
 def service_table(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
