@@ -12,8 +12,8 @@ NODE_STAMP := node_modules/.installed-stamp
 ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: book test setup assets chromium lint unit notebooks-check nbval build-book site-tests \
-        execute-notebooks lab validate benchmark clean
+.PHONY: book test setup assets chromium tomcat lint unit notebooks-check nbval build-book \
+        site-tests execute-notebooks lab measure validate benchmark clean
 
 ## Environment ------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml
@@ -38,6 +38,14 @@ chromium:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 	@command -v chromium
+
+# The lab's server and packet capture: Debian's Tomcat 10 and a Java runtime (no service is
+# started: the lab runs Tomcat itself), and tcpdump.
+tomcat:
+	@{ test -x /usr/share/tomcat10/bin/catalina.sh && command -v java && command -v tcpdump; } \
+	  >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	  $(SUDO) apt-get install -y -qq tomcat10 openjdk-17-jre-headless tcpdump >/dev/null; }
+	@/usr/share/tomcat10/bin/version.sh 2>/dev/null | grep "Server version"
 
 ## The book ---------------------------------------------------------------
 build-book: setup
@@ -69,7 +77,7 @@ nbval: setup
 site-tests: chromium
 	$(PY) -m pytest -q tests/site
 
-test: setup chromium lint unit nbval build-book site-tests
+test: setup chromium tomcat lint unit nbval build-book site-tests
 	@echo "All checks passed."
 
 ## Maintenance ------------------------------------------------------------
@@ -81,6 +89,13 @@ execute-notebooks: setup
 # JupyterLab in the project's environment; charts render offline in live kernels.
 lab: setup
 	QUEUELAB_LIVE=1 $(VENV)/bin/jupyter lab notebooks
+
+# The lab: re-measure the Imre et al. experiment on Tomcat (about 55 min for the default
+# campaign; writes a new data set under data/lab/). CAMPAIGN=smoke for a short check,
+# LAB_ARGS for more (see: .venv/bin/python -m queuelab.lab run --help).
+CAMPAIGN ?= imre
+measure: setup tomcat
+	$(PY) -m queuelab.lab run $(CAMPAIGN) --out data/lab $(LAB_ARGS)
 
 # Model validation against discrete-event simulation (minutes; writes results/validation_models.*)
 validate: setup

@@ -67,6 +67,21 @@ def test_labels_are_found(tmp_path):
     assert status.locations(tmp_path) == {"DT-T3": "book/p.html#dt-t3"}
 
 
+def test_re_measured_items_are_found_beside_their_status(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "p.md").write_text("(im-f2)=\n## Figure 2\n")
+    (tmp_path / "book" / "lab.md").write_text("(lab-im-f2)=\n## Figure 2 again\n")
+    assert status.locations(tmp_path) == {"IM-F2": "book/p.html#im-f2",
+                                          "re-measured:IM-F2": "book/lab.html#lab-im-f2"}
+
+
+def test_the_html_table_links_a_re_measured_item(table):
+    frame = table.head(2).assign(remeasured=["notebooks/lab.html#lab-x", ""])
+    html = status.html_table(frame, page="notebooks/reproduction-status.html")
+    assert '<a href="lab.html#lab-x">re-measured</a>' in html
+
+
 def test_stored_locations_match_the_book():
     assert status.locations() == status.scan_locations(ROOT), (
         "the places of the inventory items changed: run make execute-notebooks "

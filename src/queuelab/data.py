@@ -53,6 +53,7 @@ __all__ = [
     "datasets",
     "describe",
     "path",
+    "read_resource",
     "load",
     "load_result",
 ]
@@ -170,6 +171,22 @@ def path(document: str, name: str) -> Path:
     return data_dir() / document / describe(document, name)["path"]
 
 
+def read_resource(folder: Path, resource: dict[str, Any]) -> pd.DataFrame:
+    """One table of the data package in ``folder``, typed by its Frictionless ``resource``
+    (integer -> Int64, number -> float64, string -> string, boolean -> boolean), with
+    ``attrs["units"]``. Gzipped CSV (``.csv.gz``) is read as well."""
+    fields = resource["schema"]["fields"]
+    file = folder / resource["path"]
+    dtypes = {f["name"]: _DTYPES.get(f.get("type", "string"), "string") for f in fields}
+    frame = pd.read_csv(file, dtype=dtypes, keep_default_na=False,
+                        na_values=resource["schema"].get("missingValues", [""]))
+    expected = [f["name"] for f in fields]
+    if list(frame.columns) != expected:
+        raise ValueError(f"{file} has columns {list(frame.columns)}, schema says {expected}")
+    frame.attrs["units"] = {f["name"]: f["unit"] for f in fields if f.get("unit")}
+    return frame
+
+
 def load(document: str, name: str) -> pd.DataFrame:
     """One table as a typed DataFrame.
 
@@ -179,20 +196,12 @@ def load(document: str, name: str) -> pd.DataFrame:
     Unknown names raise ``ValueError`` listing the available ones.
     """
     resource = describe(document, name)
-    fields = resource["schema"]["fields"]
-    file = path(document, name)
-    dtypes = {f["name"]: _DTYPES.get(f.get("type", "string"), "string") for f in fields}
-    frame = pd.read_csv(file, dtype=dtypes, keep_default_na=False,
-                        na_values=resource["schema"].get("missingValues", [""]))
-    expected = [f["name"] for f in fields]
-    if list(frame.columns) != expected:
-        raise ValueError(f"{file} has columns {list(frame.columns)}, schema says {expected}")
+    frame = read_resource(data_dir() / document, resource)
     frame.attrs.update(
         document=document,
         name=name,
         title=resource.get("title", name),
         inventory_id=resource.get("inventory_id"),
-        units={f["name"]: f["unit"] for f in fields if f.get("unit")},
         source=resource.get("source", {}),
     )
     return frame

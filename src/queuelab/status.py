@@ -24,13 +24,18 @@ import pandas as pd
 
 from . import audit, data, tables
 
-__all__ = ["STATUS_WORDS", "LOCATIONS_FILE", "anchor", "scan_locations", "write_locations",
-           "locations", "status_table", "link_targets", "html_table"]
+__all__ = ["STATUS_WORDS", "REMEASURED", "LOCATIONS_FILE", "anchor", "scan_locations",
+           "write_locations", "locations", "status_table", "link_targets", "html_table"]
 
 STATUS_WORDS = ("reproduced", "recomputed", "reconstructed", "not reproducible")
+#: The word beside an item's status where the book's own lab measured it anew: a new
+#: measurement of the same design on a modern server, not the source's data.
+REMEASURED = "re-measured"
 #: Inventory ID -> ``page.html#anchor``, as found in the book's pages by :func:`scan_locations`.
 LOCATIONS_FILE = Path(str(resources.files("queuelab") / "book_locations.json"))
 _LABEL = re.compile(r"^\(([a-z]{2}-[a-z]\d+)\)=\s*$", re.MULTILINE)
+# A label of the lab chapter where it re-measures an item, e.g. (lab-im-f2)=
+_REMEASURED_LABEL = re.compile(r"^\(lab-([a-z]{2}-[a-z]\d+)\)=\s*$", re.MULTILINE)
 _KINDS = {"T": "table", "F": "figure", "C": "claim", "E": "equation"}
 # The order of kinds within a document.
 KIND_ORDER = ("T", "F", "E", "C")
@@ -56,11 +61,14 @@ def _sources(root: Path) -> list[tuple[str, str]]:
 
 def scan_locations(root: Path) -> dict[str, str]:
     """Inventory ID -> ``page.html#anchor`` for every item labelled in the pages of the book in
-    folder ``root`` (first label wins)."""
+    folder ``root`` (first label wins); ``"re-measured:<ID>"`` -> where the lab re-measures
+    it."""
     found: dict[str, str] = {}
     for page, text in _sources(Path(root)):
         for label in _LABEL.findall(text):
             found.setdefault(label.upper(), f"{page}.html#{label}")
+        for label in _REMEASURED_LABEL.findall(text):
+            found.setdefault(f"{REMEASURED}:{label.upper()}", f"{page}.html#lab-{label}")
     return found
 
 
@@ -128,7 +136,8 @@ def _claim_rows() -> list[dict]:
 
 
 def status_table(root: Path | None = None) -> pd.DataFrame:
-    """One row per inventory item: id, kind, document, status, where (page#anchor), why."""
+    """One row per inventory item: id, kind, document, status, where (page#anchor), why, and
+    ``remeasured``: where the book's lab measured it anew (page#anchor, or '')."""
     rows = _table_rows() + _figure_rows() + _equation_rows() + _claim_rows()
     frame = pd.DataFrame(rows, columns=["id", "document", "status", "why"])
     frame = frame.drop_duplicates("id", keep="first")
@@ -138,6 +147,7 @@ def status_table(root: Path | None = None) -> pd.DataFrame:
     where = locations(root)
     frame.insert(1, "kind", frame["id"].str.extract(r"-([A-Z])\d+$")[0].map(_KINDS))
     frame["where"] = [where.get(i, "") for i in frame["id"]]
+    frame["remeasured"] = [where.get(f"{REMEASURED}:{i}", "") for i in frame["id"]]
     key = frame["id"].str.extract(r"^([A-Z]{2})-([A-Z])(\d+)$")
     prefixes = [data.prefix(d) for d in data.documents()]
     order = (key[0].map(prefixes.index).astype(str) + key[1].map(KIND_ORDER.index).astype(str)
@@ -163,9 +173,12 @@ def link_targets(ids: pd.Series, page: str, root: Path | None = None) -> pd.Seri
 def html_table(frame: pd.DataFrame, page: str) -> str:
     """The status table as HTML for the book page ``page`` (root-relative, e.g.
     ``notebooks/reproduction-status.html``), each ID linked to where the book shows it."""
-    shown = frame.assign(where=frame["where"].map(
-        lambda w: w.split("/")[-1].split(".html")[0] if w else "not shown"))
-    table = shown[["id", "kind", "document", "status", "where", "why"]].rename(
-        columns={"id": "ID", "where": "shown in"})
+    shown = frame.assign(
+        where=frame["where"].map(lambda w: w.split("/")[-1].split(".html")[0] if w
+                                 else "not shown"),
+        remeasured=frame["remeasured"].map(lambda w: REMEASURED if w else ""))
+    table = shown[["id", "kind", "document", "status", "remeasured", "where", "why"]].rename(
+        columns={"id": "ID", "where": "shown in", "remeasured": "also"})
     hrefs = link_targets(frame["id"], page)
-    return tables.html_table(table, links={"ID": hrefs, "shown in": hrefs})
+    again = frame["remeasured"].map(lambda w: _relative(w, page) if w else "")
+    return tables.html_table(table, links={"ID": hrefs, "shown in": hrefs, "also": again})

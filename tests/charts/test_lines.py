@@ -118,3 +118,29 @@ def test_missing_columns_and_empty_panels_are_refused(curves):
         build(curves, panels=[])
     with pytest.raises(ValueError, match="y_title"):
         build(curves, panels=[("throughput", "", ".2f")])
+
+
+def _measured(curves):
+    at = curves[curves["clients"].isin([10, 20])]
+    return at[["clients", "queue", "throughput", "refused"]].assign(
+        throughput=lambda f: f["throughput"] * 0.9).drop_duplicates(["clients", "queue"])
+
+
+def test_measured_points_are_unjoined_circles_with_their_own_legend(curves):
+    measured = _measured(curves)
+    spec = build(curves, measured=measured, measured_name="measured on Tomcat").to_dict()
+    (rows,) = spec["datasets"].values()
+    assert len(rows) == len(curves) + len(measured)
+    for row in spec["vconcat"]:
+        layers = row["spec"]["layer"]
+        assert layers[0]["transform"][0]["filter"] == "(datum._kind === 'curve')"
+        points = layers[-1]
+        assert points["mark"]["type"] == "point" and points["mark"]["filled"] is False
+        assert points["transform"] == [{"filter": "(datum._kind === 'measured on Tomcat')"}]
+        assert points["encoding"]["shape"]["scale"]["domain"] == ["measured on Tomcat"]
+        assert "color" not in points["encoding"]  # black, not a series colour
+
+
+def test_measured_needs_every_panel_quantity(curves):
+    with pytest.raises(ValueError, match="refused"):
+        build(curves, measured=_measured(curves).drop(columns="refused"))

@@ -460,6 +460,8 @@ def curve_panels_chart(
     subtitle: str | Sequence[str] | None = None,
     panel_width: int = 255,
     panel_height: int = 150,
+    measured: pd.DataFrame | None = None,
+    measured_name: str = "measured",
 ) -> alt.VConcatChart:
     """Model curves in a grid of small panels: a row per quantity, a column per setting.
 
@@ -471,41 +473,34 @@ def curve_panels_chart(
     highlights that series in every panel. A dot marks each line at every x in ``marks_at``
     (the settings a source measured), and every grid row carries a tooltip with its exact
     values (hover along a line).
+
+    ``measured`` (columns ``x``, ``column`` and the panels' quantities) adds measurements to
+    every panel: black open circles, never joined, with their own legend entry
+    ``measured_name`` and a tooltip with their exact values.
     """
     if not panels:
         raise ValueError("panels must list at least one (column, y_title, tooltip_format)")
-    require_columns(curves, [x, series, column] + [p[0] for p in panels])
+    fields = [p[0] for p in panels]
+    require_columns(curves, [x, series, column] + fields)
+    require_frame(measured, [x, column] + fields, "measured")
     require_texts(title=title, description=description, x_title=x_title,
-                  series_title=series_title, column_title=column_title)
+                  series_title=series_title, column_title=column_title,
+                  measured_name=measured_name)
     for _, y_title, _ in panels:
         require_text(y_title, "y_title of a panel")
     order = first_seen(curves[series])
     settings = first_seen(curves[column])
-    frame = curves.assign(**{series: curves[series].astype(str),
-                             column: curves[column].astype(str)})
+    frame = _panel_frame(curves, measured, series, column, measured_name)
     highlight = legend_highlight(series)
-    faded = fade(highlight)
     colour = series_colour(series, series_title, order, stroke_legend("bottom", "horizontal"))
     rows = []
-    for i, (field, y_title, y_format) in enumerate(panels):
-        last = i == len(panels) - 1
-        tooltip = [alt.Tooltip(f"{series}:N", title=series_title),
-                   alt.Tooltip(f"{column}:N", title=column_title),
-                   alt.Tooltip(f"{x}:Q", title=x_title, format=x_format),
-                   alt.Tooltip(f"{field}:Q", title=y_title, format=y_format)]
-        base = alt.Chart().encode(
-            x=alt.X(f"{x}:Q", title=x_title if last else None,
-                    scale=alt.Scale(zero=True, nice=False)),
-            y=alt.Y(f"{field}:Q", title=y_title, scale=alt.Scale(zero=True)),
-            color=colour, tooltip=tooltip)
-        lines = base.mark_line(strokeWidth=2.2).encode(opacity=faded)
-        if i == 0:
-            lines = lines.add_params(highlight)
-        # Invisible points: a hover target with the exact values at every grid row.
-        layers = [lines, base.mark_point(size=40, opacity=0, filled=True)]
-        if len(marks_at):
-            layers.append(marked_at(base, x, marks_at).mark_point(
-                filled=True, size=36).encode(opacity=faded))
+    for i, panel in enumerate(panels):
+        layers = _panel_layers(panel, x=x, series=series, column=column, x_title=x_title,
+                               series_title=series_title, column_title=column_title,
+                               x_format=x_format, last=i == len(panels) - 1,
+                               colour=colour, highlight=highlight, first=i == 0,
+                               marks_at=marks_at, measured=measured is not None,
+                               measured_name=measured_name)
         header = (alt.Header(labelFontSize=12, labelFontWeight="bold", titleFontSize=13)
                   if i == 0 else alt.Header(labels=False, title=None))
         rows.append(alt.layer(*layers, data=frame).properties(
@@ -515,3 +510,58 @@ def curve_panels_chart(
     return alt.vconcat(*rows, spacing=14).properties(
         title=heading(title, subtitle),
         description=description)
+
+
+def _panel_frame(curves: pd.DataFrame, measured: pd.DataFrame | None, series: str,
+                 column: str, measured_name: str) -> pd.DataFrame:
+    """Curves and measurements in one table (a faceted chart has one data source), told apart
+    by ``_kind``."""
+    frame = curves.assign(**{series: curves[series].astype(str),
+                             column: curves[column].astype(str)})
+    if measured is None:
+        return frame
+    frame = frame.assign(_kind="curve")
+    points = measured.assign(**{column: measured[column].astype(str)},
+                             _kind=measured_name)
+    if series not in points:
+        points[series] = measured_name
+    return pd.concat([frame, points[[c for c in frame.columns if c in points]]],
+                     ignore_index=True)
+
+
+def _panel_layers(panel: tuple[str, str, str], *, x: str, series: str, column: str,
+                  x_title: str, series_title: str, column_title: str, x_format: str,
+                  last: bool, colour: alt.Color, highlight: alt.Parameter, first: bool,
+                  marks_at: Sequence[float], measured: bool, measured_name: str
+                  ) -> list[alt.Chart]:
+    """The layers of one row of panels: lines, hover targets, marks, measurements."""
+    field, y_title, y_format = panel
+    faded = fade(highlight)
+    tooltip = [alt.Tooltip(f"{series}:N", title=series_title),
+               alt.Tooltip(f"{column}:N", title=column_title),
+               alt.Tooltip(f"{x}:Q", title=x_title, format=x_format),
+               alt.Tooltip(f"{field}:Q", title=y_title, format=y_format)]
+    axes = alt.Chart().encode(
+        x=alt.X(f"{x}:Q", title=x_title if last else None,
+                scale=alt.Scale(zero=True, nice=False)),
+        y=alt.Y(f"{field}:Q", title=y_title, scale=alt.Scale(zero=True)))
+    base = axes.encode(color=colour, tooltip=tooltip)
+    if measured:
+        base = base.transform_filter(alt.datum._kind == "curve")
+    lines = base.mark_line(strokeWidth=2.2).encode(opacity=faded)
+    if first:
+        lines = lines.add_params(highlight)
+    # Invisible points: a hover target with the exact values at every grid row.
+    layers = [lines, base.mark_point(size=40, opacity=0, filled=True)]
+    if len(marks_at):
+        layers.append(marked_at(base, x, marks_at).mark_point(
+            filled=True, size=36).encode(opacity=faded))
+    if measured:
+        shape = alt.Shape("_kind:N", title=None, scale=alt.Scale(
+            domain=[measured_name], range=["circle"]), legend=alt.Legend(orient="bottom"))
+        layers.append(axes.transform_filter(alt.datum._kind == measured_name).mark_point(
+            filled=False, size=46, strokeWidth=1.6, color="black").encode(
+            shape=shape,
+            tooltip=[alt.Tooltip("_kind:N", title="what"),
+                     alt.Tooltip(f"{column}:N", title=column_title), *tooltip[2:]]))
+    return layers

@@ -1,0 +1,176 @@
+"""Read a stored lab data set and turn its requests into the paper's metrics, run by run.
+
+Only requests *sent* inside a run's measurement window count (every one of them was answered
+or failed before the run ended). Per run, as Imre et al. define them:
+
+* ``throughput`` - successful requests per second (their Figure 4);
+* ``error_rate`` - the share of requests sent that failed (their Figure 3);
+* ``r_all``, ``r_error``, ``r_succ`` - mean response time of all, failed and successful
+  requests; ``r_succ_eq2`` recomputes ``r_succ`` from the other two by their equation (2),
+  ``R_succ = (R_all - e R_error) / (1 - e)``, which JMeter's logs forced them to use.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import data
+from . import records
+
+__all__ = ["datasets", "dataset_dir", "load", "metadata", "in_window", "summarize",
+           "DEFAULT_DATASET"]
+
+#: The data set the book's lab chapter reads.
+DEFAULT_DATASET = "imre-tomcat-2026-11-24"
+
+def lab_root() -> Path:
+    """The folder of the measured data sets (``data/lab``)."""
+    return data.data_dir() / "lab"
+
+
+def datasets() -> list[str]:
+    """Names of the stored data sets, sorted."""
+    return sorted(p.parent.name for p in lab_root().glob("*/datapackage.json"))
+
+
+def dataset_dir(dataset: str | Path) -> Path:
+    """The folder of a data set given by name (under ``data/lab``) or by path."""
+    path = Path(dataset)
+    if path.is_dir() and (path / "datapackage.json").is_file():
+        return path
+    known = datasets()
+    if str(dataset) not in known:
+        raise ValueError(f"dataset must be one of {known} or a data set folder, got "
+                         f"{str(dataset)!r}")
+    return lab_root() / str(dataset)
+
+
+@cache
+def _package(folder: str) -> dict:
+    return json.loads((Path(folder) / "datapackage.json").read_text(encoding="utf-8"))
+
+
+def metadata(dataset: str | Path = DEFAULT_DATASET) -> dict:
+    """The data set's ``measurement`` block: date, machine, versions, settings, status."""
+    return _package(str(dataset_dir(dataset)))["measurement"]
+
+
+def load(table: str, dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
+    """One table of a data set, typed by its schema (integers stay nullable)."""
+    if table not in records.TABLES:
+        raise ValueError(f"table must be one of {sorted(records.TABLES)}, got {table!r}")
+    folder = dataset_dir(dataset)
+    resource = next(r for r in _package(str(folder))["resources"] if r["name"] == table)
+    frame = data.read_resource(folder, resource)
+    frame.attrs.update(dataset=folder.name, table=table)
+    return frame
+
+
+def in_window(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """The requests sent inside their run's measurement window."""
+    bounds = runs.set_index("run")[["window_start_s", "window_end_s"]]
+    joined = requests.join(bounds, on="run")
+    inside = (joined["start_s"] >= joined["window_start_s"]) & (
+        joined["start_s"] < joined["window_end_s"])
+    return requests[inside.to_numpy()]
+
+
+#: Batches each window is cut into for the standard errors of its means (batch means).
+BATCHES = 6
+
+
+def _batch_errors(window: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Standard errors of a run's mean response time and throughput by batch means: the window
+    cut into :data:`BATCHES` equal parts, the spread of the part means over sqrt(parts).
+    (Successive requests of a closed loop are correlated; batches of seconds are much less.)"""
+    bounds = runs.set_index("run")[["window_start_s", "window_end_s"]]
+    joined = window.join(bounds, on="run")
+    length = (joined["window_end_s"] - joined["window_start_s"]) / BATCHES
+    batch = ((joined["start_s"] - joined["window_start_s"]) // length).clip(upper=BATCHES - 1)
+    ok = joined["outcome"] == "ok"
+    parts = pd.DataFrame({"run": joined["run"], "batch": batch.astype(int), "ok": ok,
+                          "latency_s": (joined["latency_ms"] / 1000).where(ok)})
+    per_batch = parts.groupby(["run", "batch"]).agg(r=("latency_s", "mean"),
+                                                    served=("ok", "sum"))
+    seconds = ((bounds["window_end_s"] - bounds["window_start_s"]) / BATCHES)
+    per_batch["x"] = per_batch["served"] / seconds.reindex(
+        per_batch.index.get_level_values("run")).to_numpy()
+    spread = per_batch.groupby("run").agg(r_sd=("r", "std"), x_sd=("x", "std"),
+                                          batches=("x", "size"))
+    root = np.sqrt(spread["batches"])
+    return pd.DataFrame({"r_succ_se": spread["r_sd"] / root,
+                         "throughput_se": spread["x_sd"] / root})
+
+
+def _per_run(window: pd.DataFrame) -> pd.DataFrame:
+    ok = window["outcome"] == "ok"
+    latency_s = window["latency_ms"] / 1000
+    frame = pd.DataFrame({
+        "run": window["run"], "ok": ok, "latency_s": latency_s,
+        "ok_latency_s": latency_s.where(ok), "error_latency_s": latency_s.where(~ok),
+        "cpu_ms": (window["server_cpu_us"] / 1000).where(ok),
+    })
+    grouped = frame.groupby("run")
+    out = pd.DataFrame({
+        "sent_in_window": grouped.size(),
+        "ok_in_window": grouped["ok"].sum(),
+        "r_all": grouped["latency_s"].mean(),
+        "r_succ": grouped["ok_latency_s"].mean(),
+        "r_error": grouped["error_latency_s"].mean(),
+        "r_p50": grouped["ok_latency_s"].median(),
+        "r_p95": grouped["ok_latency_s"].quantile(0.95),
+        "server_cpu_ms": grouped["cpu_ms"].median(),
+    })
+    return out
+
+
+def summarize(dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
+    """One row per run: its settings and the paper's metrics over the measurement window."""
+    runs = load("runs", dataset)
+    requests = load("requests", dataset)
+    window = in_window(requests, runs)
+    metrics = _per_run(window).join(_batch_errors(window, runs))
+    table = runs.join(metrics, on="run")
+    seconds = table["window_end_s"] - table["window_start_s"]
+    errors = table["sent_in_window"] - table["ok_in_window"]
+    table["error_rate"] = errors / table["sent_in_window"]
+    table["throughput"] = table["ok_in_window"] / seconds
+    table["attempt_rate"] = table["sent_in_window"] / seconds
+    e = table["error_rate"]
+    # Imre et al., eq. (2): R_succ from R_all and R_error (R_error counts only where e > 0).
+    table["r_succ_eq2"] = (table["r_all"] - e * table["r_error"].fillna(0.0)) / (1 - e)
+    table["utilization"] = table["server_cpu"]
+    return table.reset_index(drop=True)
+
+
+def service_time(dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
+    """The one-client runs: the measured service time S of each split (mean response time
+    of one client, as the paper measured it), beside what was asked for."""
+    table = summarize(dataset)
+    one = table[table["kind"] == "one-client"]
+    return pd.DataFrame({
+        "split": one["split"].to_numpy(),
+        "cpu_ms": one["cpu_ms"].to_numpy(),
+        "sleep_ms": one["sleep_ms"].to_numpy(),
+        "requested_s": ((one["cpu_ms"] + one["sleep_ms"]) / 1000).to_numpy(),
+        "measured_s": one["r_succ"].to_numpy(),
+        "server_cpu_s": (one["server_cpu_ms"] / 1000).to_numpy(),
+        "requests": one["ok_in_window"].to_numpy(),
+    })
+
+
+def generator_report(dataset: str | Path = DEFAULT_DATASET) -> pd.Series:
+    """How the generator fared over all runs: its worst processor share and lag."""
+    runs = load("runs", dataset)
+    return pd.Series({
+        "runs": len(runs),
+        "kept_up": int(runs["generator_kept_up"].sum()),
+        "generator_cpu_max": float(runs["generator_cpu"].max()),
+        "lag_p99_max_ms": float(runs["lag_p99_ms"].max()),
+        "server_core_busy_min": float(np.nanmin(runs["server_core_busy"].astype(float))),
+    })

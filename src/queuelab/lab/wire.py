@@ -1,0 +1,176 @@
+"""What a client sees when Tomcat reaches a limit, on the wire and in the data.
+
+Two small scenarios, each on its own Tomcat with one thread, send a handful of slow requests
+(1 s of sleep each) 10 ms apart, each on a new connection, and record for every one how long
+its connection took to open, how long the answer took, and what came back. ``tcpdump`` records
+the packets on the loopback interface when it is installed and allowed.
+
+* ``executor-queue``: an Executor with 1 thread and a queue of 1. The third request finds the
+  queue full: Tomcat refuses it.
+* ``max-connections``: no Executor; the Connector with 1 thread, ``maxConnections`` 1 and
+  ``acceptCount`` 1. Requests over those limits are not refused by Tomcat: the kernel holds the
+  connection, or drops its SYN and the client sends it again a second later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .tomcat import ServerSettings, Tomcat, free_port
+
+__all__ = ["SCENARIOS", "Scenario", "run_scenario", "parse_tcpdump"]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    limit: str
+    requests: int
+    max_connections: int
+    accept_count: int
+
+
+SCENARIOS = (
+    Scenario("executor-queue", "executor", requests=4, max_connections=100, accept_count=100),
+    Scenario("max-connections", "connector", requests=5, max_connections=1, accept_count=1),
+)
+SLEEP_S = 1.0
+GAP_S = 0.010
+
+
+def _one_request(port: int, index: int, t0: float, out: list, timeout_s: float) -> None:
+    request = (f"GET /work.jsp?work=0&sleep_us={int(SLEEP_S * 1e6)}&bytes=10240 HTTP/1.1\r\n"
+               f"Host: 127.0.0.1\r\nConnection: close\r\n\r\n").encode()
+    sock = socket.socket()
+    sock.settimeout(timeout_s)
+    sent = time.perf_counter()
+    connected = None
+    received = b""
+    try:
+        sock.connect(("127.0.0.1", port))
+        connected = time.perf_counter()
+        sock.sendall(request)
+        while chunk := sock.recv(65536):
+            received += chunk
+        outcome = ("ok" if received.startswith(b"HTTP/1.1 200") else
+                   "closed" if not received else "other")
+    except ConnectionResetError:
+        outcome = "reset" if not received else "reset-after-data"
+    except TimeoutError:
+        outcome = "timeout"
+    except OSError as exc:
+        outcome = f"error-{type(exc).__name__}"
+    finally:
+        sock.close()
+    end = time.perf_counter()
+    out[index] = (round(sent - t0, 4),
+                  round((connected - sent) * 1000, 1) if connected else None,
+                  round((end - sent) * 1000, 1), outcome, len(received))
+
+
+def _capture(port: int, path: Path):
+    """tcpdump on loopback for the port, or None where it cannot run here."""
+    if shutil.which("tcpdump") is None:
+        return None
+    process = subprocess.Popen(["tcpdump", "-i", "lo", "-nn", "-U", "-w", str(path),
+                                f"tcp port {port}"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(1.0)  # tcpdump needs a moment before it sees packets
+    if process.poll() is not None:
+        return None  # not permitted (no root or CAP_NET_RAW)
+    return process
+
+
+def _stop_capture(process) -> None:
+    if process is None:
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+_LINE = re.compile(r"^(\d+\.\d+) IP6? [\d.:a-f]+?\.(\d+) > [\d.:a-f]+?\.(\d+): "
+                   r"Flags \[([^\]]+)\].*?length (\d+)")
+
+
+def parse_tcpdump(text: str, server_port: int) -> list[tuple[float, int, str, str, int]]:
+    """(time, client port, direction, flags, payload length) for each packet line of
+    ``tcpdump -nn -tt -r``; flags as letters, e.g. ``SA`` for a SYN-ACK.
+
+    >>> line = ("1700000000.000100 IP 127.0.0.1.51074 > 127.0.0.1.18080: Flags [S], seq 1, "
+    ...         "win 65495, length 0")
+    >>> parse_tcpdump(line, 18080)
+    [(1700000000.0001, 51074, 'client>server', 'S', 0)]
+    """
+    packets = []
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if not match:
+            continue
+        when, src, dst, flags, length = match.groups()
+        to_server = int(dst) == server_port
+        client = int(src) if to_server else int(dst)
+        letters = "".join(sorted(flags.replace(".", "A"), key="SAPFR".find))
+        packets.append((float(when), client, "client>server" if to_server else "server>client",
+                        letters, int(length)))
+    return packets
+
+
+def run_scenario(scenario: Scenario, *, cores: tuple[int, ...] = ()
+                 ) -> tuple[list[tuple], list[tuple]]:
+    """Rows of the ``wire_connections`` and ``wire_packets`` tables for one scenario."""
+    settings = ServerSettings(threads=1, queue=1, port=free_port(), cores=cores,
+                              max_connections=scenario.max_connections,
+                              accept_count=scenario.accept_count, limit=scenario.limit)
+    results: list = [None] * scenario.requests
+    with Tomcat(settings) as server, tempfile.TemporaryDirectory() as tmp:
+        pcap = Path(tmp) / "wire.pcap"
+        capture = _capture(settings.port, pcap)
+        try:
+            t0 = time.perf_counter()
+            threads = []
+            for i in range(scenario.requests):
+                thread = threading.Thread(target=_one_request,
+                                          args=(settings.port, i, t0, results, 30.0))
+                thread.start()
+                threads.append(thread)
+                time.sleep(GAP_S)
+            for thread in threads:
+                thread.join()
+            time.sleep(0.3)
+        finally:
+            _stop_capture(capture)
+        text = ""
+        if capture is not None and pcap.exists():
+            with contextlib.suppress(subprocess.SubprocessError, OSError):
+                text = subprocess.run(["tcpdump", "-nn", "-tt", "-r", str(pcap)],
+                                      capture_output=True, text=True, timeout=30).stdout
+        packets = parse_tcpdump(text, server.settings.port)
+    connections = [(scenario.name, i, *row) for i, row in enumerate(results)]
+    return connections, _packet_rows(scenario.name, packets)
+
+
+def _packet_rows(name: str, packets: list[tuple]) -> list[tuple]:
+    """Packets numbered by request (client ports in the order their first SYN passed)."""
+    if not packets:
+        return []
+    ports: dict[int, int] = {}
+    for _, client, direction, flags, _ in packets:
+        if direction == "client>server" and flags == "S" and client not in ports:
+            ports[client] = len(ports)
+    start = packets[0][0]
+    return [(name, ports[client], round(when - start, 4), direction, flags, length)
+            for when, client, direction, flags, length in packets if client in ports]

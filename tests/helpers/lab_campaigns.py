@@ -1,0 +1,84 @@
+"""Helpers of the lab's tests: campaigns written from the smoke campaign's settings, and the
+lab's processes still running."""
+
+from __future__ import annotations
+
+import gc
+import tomllib
+import warnings
+from pathlib import Path
+
+import psutil
+from frictionless import validate
+
+import pandas as pd
+
+from queuelab.lab import analysis, campaign
+
+
+def smoke_settings() -> dict:
+    return tomllib.loads(campaign.builtin("smoke").read_text(encoding="utf-8"))
+
+
+def write_campaign(folder: Path, settings: dict, name: str = "test.toml") -> Path:
+    """A campaign file from nested dictionaries (a tiny TOML writer for these tests)."""
+    lines = []
+    for section, table in settings.items():
+        if section == "workload":
+            lines.append("[workload]")
+            lines += [f"{k} = {_toml(v)}" for k, v in table.items() if k != "splits"]
+            for split in table["splits"]:
+                lines.append("[[workload.splits]]")
+                lines += [f"{k} = {_toml(v)}" for k, v in split.items()]
+            continue
+        lines.append(f"[{section}]")
+        lines += [f"{k} = {_toml(v)}" for k, v in table.items()]
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return repr(value)
+
+
+def lab_processes() -> list[str]:
+    """Command lines of Tomcat JVMs and Locust processes that the lab started."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        line = " ".join(process.info["cmdline"] or [])
+        if "queuelab-tomcat-" in line or "queuelab/lab/locustfile.py" in line:
+            found.append(line[:200])
+    return found
+
+
+def validate_package(folder: Path):
+    """Frictionless' validation report of a data set. Frictionless 5.21 leaves a gzipped table
+    open after reading it; its ResourceWarning (an error in these tests) is silenced here
+    only, once the file is collected."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        report = validate(folder / "datapackage.json")
+        gc.collect()
+    return report
+
+
+def check_accounting(folder):
+    """Every request sent is counted once on each side: client rows, Locust, Tomcat."""
+    runs = analysis.load("runs", folder)
+    requests = analysis.load("requests", folder)
+    per_run = requests.groupby("run").size()
+    for run in runs.itertuples():
+        assert run.sent == per_run.get(run.run, 0) == run.locust_requests
+        assert run.ok + run.closed + run.other_errors == run.sent
+        if pd.isna(run.server_answered):  # a server the runner did not start
+            continue
+        assert run.server_answered == run.ok, "an answer the client did not count"
+        assert run.server_rejected == run.closed, "a refusal the client did not see"
+    return runs, requests

@@ -1,0 +1,112 @@
+"""The lab chapter's judgements, on made-up measurements whose answer is known."""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+import pytest
+
+from queuelab.lab import chapter
+
+CLIENTS = [10, 30, 50, 70, 90]
+
+
+def _table(response_time, error_rate=lambda t, q, k: 0.0, throughput=lambda t, q, k: 50.0,
+           se=0.001):
+    rows = []
+    for run, (t, q, k) in enumerate(itertools.product((30, 100), (50, 200), CLIENTS), 1):
+        rows.append({"run": run, "split": "cpu", "work": "14 ms processor", "threads": t,
+                     "queue": q, "clients": k, "configuration": chapter.config_label(t, q),
+                     "response_time": response_time(t, q, k), "r_succ_se": se,
+                     "error_rate": error_rate(t, q, k), "throughput": throughput(t, q, k),
+                     "throughput_se": se})
+    return pd.DataFrame(rows)
+
+
+def _predicted(table, factor_x=1.05, factor_r=1.5, refused=None):
+    return pd.DataFrame({
+        "run": table["run"], "model": "M/M/1/B/K",
+        "throughput": table["throughput"] * factor_x,
+        "response_time": table["response_time"] * factor_r,
+        "share_refused": (refused(table) if refused else table["error_rate"]),
+        "utilization": 0.5})
+
+
+def _verdicts(table, predicted=None):
+    found = chapter.claims(table, _predicted(table) if predicted is None else predicted)
+    return dict(zip(found["id"], found["verdict"], strict=True))
+
+
+def test_the_papers_world_supports_every_claim():
+    def r(t, q, k):  # queue 200 ignores the pool; queue 50: 100 threads faster, and fast
+        if q == 200:
+            return 0.1 * k
+        return 0.05 * k if t == 100 else 0.07 * k
+
+    def e(t, q, k):
+        return 0.0 if q == 200 or k <= 50 else (0.3 if t == 100 else 0.2)
+
+    table = _table(r, e)
+    predicted = _predicted(table, refused=lambda f: 0.25 * (f["error_rate"] > 0))
+    assert _verdicts(table, predicted) == dict.fromkeys(chapter.STATEMENTS, "supported")
+
+
+def test_a_world_where_nothing_differs_contradicts_the_thread_claims():
+    table = _table(lambda t, q, k: 0.1 * k)
+    verdicts = _verdicts(table)
+    assert verdicts["IM-C1"] == "partly"  # queue 200 alike (holds), 100 threads not faster
+    assert verdicts["IM-C2"] == "contradicted"
+    assert verdicts["IM-C3"] == "partly"  # no errors at 200 holds; the rest does not
+    assert verdicts["IM-C4"] == "supported"
+
+
+def test_differences_inside_the_noise_do_not_count():
+    assert not chapter.differs(1.0, 1.05, 0.001, 0.001)  # 5 %: below the 10 % threshold
+    assert not chapter.differs(1.0, 1.5, 0.2, 0.2)  # 50 %, but within twice the noise
+    assert chapter.differs(1.0, 1.5, 0.01, 0.01)
+
+
+def test_an_unequal_saturation_level_is_caught():
+    table = _table(lambda t, q, k: 0.1 * k, throughput=lambda t, q, k: 30.0 if t == 30 else 60.0)
+    assert _verdicts(table)["IM-C4"] == "contradicted"
+
+
+def test_claims_need_two_pools_and_two_queues():
+    table = _table(lambda t, q, k: 1.0)
+    with pytest.raises(ValueError, match="two pools and two queues"):
+        chapter.claims(table[table["threads"] == 30], _predicted(table))
+
+
+@pytest.mark.parametrize(("cpu", "sleep", "label"), [
+    (14.0, 0.0, "14 ms processor"), (14.0, 700.0, "14 ms processor + 700 ms wait")])
+def test_labels(cpu, sleep, label):
+    assert chapter.split_label(cpu, sleep) == label
+    assert chapter.config_label(30, 50) == "30 threads, queue 50"
+
+
+def test_wire_phases_split_a_late_connection_from_its_wait_for_the_answer():
+    connections = pd.DataFrame({
+        "scenario": ["q", "q", "m"], "request": [0, 1, 0], "sent_s": [0.0, 0.01, 0.02],
+        "connect_ms": [0.1, 0.1, 1000.0], "total_ms": [1000.0, 2.0, 3000.0],
+        "outcome": ["ok", "closed", "ok"], "bytes": [10000, 0, 10000]})
+    phases = chapter.wire_phases(connections)
+    assert phases["phase"].tolist() == ["connected, waiting for the answer", "refused",
+                                        "waiting to connect",
+                                        "connected, waiting for the answer"]
+    late = phases[phases["scenario"] == "m"]
+    assert late["from_s"].tolist() == pytest.approx([0.02, 1.02])
+    assert late["to_s"].tolist() == pytest.approx([1.02, 3.02])
+
+
+def test_packets_in_words():
+    packets = pd.DataFrame({
+        "scenario": ["q"] * 4, "request": [2] * 4, "time_s": [5.0, 5.0001, 5.0002, 5.0027],
+        "direction": ["client>server", "server>client", "client>server", "server>client"],
+        "flags": ["S", "SA", "AP", "AF"], "length": [0, 0, 98, 0]})
+    story = chapter.packets_of(packets, "q", 2)
+    assert story["packet"].tolist() == ["SYN", "SYN-ACK", "data, 98 bytes", "FIN"]
+    assert story["from"].tolist() == ["client", "server", "client", "server"]
+    assert story["time (ms)"].tolist() == pytest.approx([0.0, 0.1, 0.2, 2.7])
+    with pytest.raises(ValueError, match="no packets stored"):
+        chapter.packets_of(packets, "q", 3)

@@ -1,0 +1,58 @@
+"""The stored lab data sets: complete, valid, every request accounted for, and the chapter's
+derived numbers recomputed here from the raw tables by other means."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from lab_campaigns import check_accounting, validate_package
+
+from queuelab.lab import analysis, campaign, chapter
+
+DATASETS = analysis.datasets()
+
+
+def test_the_chapter_reads_a_stored_data_set():
+    assert analysis.DEFAULT_DATASET in DATASETS
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_a_stored_data_set_is_complete_valid_and_accounted_for(name):
+    folder = analysis.dataset_dir(name)
+    meta = json.loads((folder / "datapackage.json").read_text())["measurement"]
+    assert meta["status"] == "complete"
+    assert validate_package(folder).valid
+    plan = campaign.load(folder / "campaign.toml")
+    runs, _ = check_accounting(folder)
+    assert runs["kind"].tolist() == [r.kind for r in plan.schedule()]
+    assert runs["generator_kept_up"].all(), "a run where the generator fell behind"
+
+
+def test_processor_demand_is_the_utilization_law_on_the_raw_runs():
+    folder = analysis.dataset_dir(analysis.DEFAULT_DATASET)
+    runs = pd.read_csv(folder / "runs.csv")
+    requests = pd.read_csv(folder / "requests.csv.gz")
+    demand = chapter.processor_demand(analysis.DEFAULT_DATASET)
+    for split, row in demand.iterrows():
+        one = runs[(runs["split"] == split) & (runs["kind"] == "one-client")].iloc[0]
+        inside = requests[(requests["run"] == one["run"])
+                          & (requests["start_s"] >= one["window_start_s"])
+                          & (requests["start_s"] < one["window_end_s"])
+                          & (requests["outcome"] == "ok")]
+        answers_per_s = len(inside) / (one["window_end_s"] - one["window_start_s"])
+        assert row["JVM, one client (ms)"] == pytest.approx(
+            1000 * one["server_cpu"] / answers_per_s)
+        assert row["thread, one client (ms)"] == pytest.approx(
+            inside["server_cpu_us"].median() / 1000)
+        assert (row["JVM under load, lowest (ms)"] <= row["JVM under load, median (ms)"]
+                <= row["JVM under load, highest (ms)"])
+
+
+def test_at_clients_names_the_measured_counts():
+    table = chapter.remeasured(analysis.DEFAULT_DATASET)
+    assert len(chapter.at_clients(table, int(table["clients"].max()))) == len(
+        table.drop_duplicates(["split", "configuration"]))
+    with pytest.raises(ValueError, match="clients must be one of the measured counts"):
+        chapter.at_clients(table, 7)

@@ -1,0 +1,166 @@
+"""A real measurement, a few seconds long: a real Tomcat, real Locust clients, a data set.
+
+Checks what must hold whatever the machine's speed (no timing assertions): the run completes,
+every table validates against its schema, every request sent is accounted for on both sides
+(client rows, Locust's own count, Tomcat's access log and its refusals), the limits behave as
+the chapter says, the distributed mode works, Ctrl-C stops everything and leaves valid data,
+and no server or generator process is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+from lab_campaigns import (check_accounting, lab_processes, smoke_settings, validate_package,
+                           write_campaign)
+
+from queuelab.lab import analysis, campaign, runner, tomcat
+
+pytestmark = pytest.mark.lab
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    before = set(lab_processes())
+    out = tmp_path_factory.mktemp("lab")
+    plan = campaign.load(campaign.builtin("smoke"))
+    folder = runner.run_campaign(plan, runner.Options(out_root=out, progress=False))
+    assert set(lab_processes()) - before == set(), "a server or generator was left running"
+    return plan, folder
+
+
+def test_the_data_set_is_complete_and_valid(smoke):
+    plan, folder = smoke
+    report = validate_package(folder)
+    assert report.valid, report.flatten(["rowNumber", "fieldName", "message"])[:5]
+    meta = analysis.metadata(folder)
+    assert meta["status"] == "complete"
+    assert meta["pinning"] == {"server_cores": [1], "generator_cores": [0], "tool": "taskset"}
+    assert meta["machine"]["tomcat"].startswith("Apache Tomcat/")
+    assert (folder / "campaign.toml").read_text() == plan.source
+    runs = analysis.load("runs", folder)
+    assert runs["kind"].tolist() == [r.kind for r in plan.schedule()]
+
+
+def test_every_request_is_accounted_for_on_both_sides(smoke):
+    _, folder = smoke
+    runs, requests = check_accounting(folder)
+    # with 8 clients and room for 3 requests (2 threads + 1 waiting), Tomcat refused some
+    busiest = runs.iloc[-1]
+    assert busiest["clients"] == 8 and busiest["closed"] > 0
+    assert set(requests["outcome"].unique()) <= {"ok", "closed"}
+
+
+def test_metrics_follow_the_papers_definitions(smoke):
+    _, folder = smoke
+    table = analysis.summarize(folder)
+    assert (table["sent_in_window"] > 0).all()
+    # equation (2) gives back the mean response time of the successful requests
+    assert table["r_succ_eq2"].to_numpy() == pytest.approx(table["r_succ"].to_numpy())
+    # the one-client run measured a service time longer than the sleep it asked for
+    service = analysis.service_time(folder)
+    assert (service["measured_s"] > service["sleep_ms"] / 1000).all()
+
+
+def test_the_two_limits_behave_differently(smoke):
+    _, folder = smoke
+    wire = analysis.load("wire_connections", folder).set_index(["scenario", "request"])
+    queue = wire.loc["executor-queue"]
+    # one thread, one place in the queue: the first two are served, the others refused at once
+    assert queue["outcome"].tolist()[:2] == ["ok", "ok"]
+    assert set(queue["outcome"].tolist()[2:]) <= {"closed", "reset"}
+    assert (queue["total_ms"].iloc[2:] < 500).all()
+    limit = wire.loc["max-connections"]
+    # maxConnections 1, acceptCount 1: nobody is refused; the last connections wait for the
+    # kernel to accept them (a SYN sent again a second later)
+    assert (limit["outcome"] == "ok").all()
+    assert (limit["connect_ms"].max() > 500)
+
+
+def test_distributed_mode_with_a_worker_process(tmp_path, no_leftovers):
+    settings = smoke_settings()
+    settings["design"]["clients"] = [4]
+    file = write_campaign(tmp_path, settings)
+    folder = runner.run_campaign(campaign.load(file), runner.Options(
+        out_root=tmp_path / "out", workers=1, wire=False, progress=False))
+    assert validate_package(folder).valid
+    runs, requests = check_accounting(folder)
+    assert analysis.metadata(folder)["load_generator"] == "Locust (local workers: 1)"
+    assert requests.groupby("run")["user"].nunique().tolist() == [1, 4]
+
+
+def _start_and_wait_for_runs(tmp_path, runs: int):
+    """A campaign of seven runs in a child process, once ``runs`` of them are stored."""
+    settings = smoke_settings()
+    settings["design"]["clients"] = [2, 3, 4, 5, 6, 7, 8]
+    file = write_campaign(tmp_path, settings)
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-m", "queuelab.lab", "run", str(file),
+                                "--out", str(out), "--no-wire", "--quiet"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        found = list(out.glob("*/runs.csv"))
+        if found and len(found[0].read_text().splitlines()) > runs:  # the header, then runs
+            return process, found[0].parent
+        time.sleep(0.2)
+    process.kill()
+    raise AssertionError(process.communicate(timeout=30))
+
+
+def test_ctrl_c_stops_everything_and_keeps_the_finished_runs(tmp_path, no_leftovers):
+    process, folder = _start_and_wait_for_runs(tmp_path, 2)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "interrupted" in err
+    assert validate_package(folder).valid
+    meta = json.loads((folder / "datapackage.json").read_text())["measurement"]
+    assert meta["status"] == "interrupted"
+    runs, requests = check_accounting(folder)
+    assert 2 <= len(runs) < 8 and meta["runs_completed"] == len(runs)
+    assert set(requests["run"]) == set(runs["run"])
+
+
+def test_a_killed_runner_takes_its_server_and_generator_with_it(tmp_path, no_leftovers):
+    process, folder = _start_and_wait_for_runs(tmp_path, 1)
+    process.send_signal(signal.SIGKILL)  # no chance to clean up
+    process.communicate(timeout=30)
+    deadline = time.monotonic() + 20
+    while lab_processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    # the no_leftovers fixture fails the test if the JVM or Locust outlived the runner;
+    # what was stored before is complete and valid
+    assert validate_package(folder).valid
+    check_accounting(folder)
+
+
+def test_a_server_started_by_the_user(tmp_path, no_leftovers):
+    settings = smoke_settings()
+    settings["design"]["clients"] = [3]
+    plan = campaign.load(write_campaign(tmp_path, settings))
+    server = tomcat.ServerSettings(threads=2, queue=1, port=tomcat.free_port(), cores=(1,))
+    with tomcat.Tomcat(server) as elsewhere:
+        folder = runner.run_campaign(plan, runner.Options(
+            out_root=tmp_path / "out", target=elsewhere.url, progress=False))
+    assert validate_package(folder).valid
+    meta = analysis.metadata(folder)
+    assert meta["server"].startswith(f"a server started by the user at {elsewhere.url}")
+    runs, _ = check_accounting(folder)
+    assert runs["server_answered"].isna().all() and runs["server_cpu"].isna().all()
+    assert (runs["ok"] > 0).all()
+
+
+def test_an_unreachable_target_is_refused_by_name(tmp_path):
+    plan = campaign.load(campaign.builtin("smoke"))
+    url = f"http://127.0.0.1:{tomcat.free_port()}"
+    with pytest.raises(ValueError, match=f"target {url} does not serve the test page"):
+        runner.run_campaign(plan, runner.Options(out_root=tmp_path / "out", target=url,
+                                                 progress=False))
+    assert not (tmp_path / "out").exists()

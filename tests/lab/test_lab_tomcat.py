@@ -1,0 +1,82 @@
+"""Tomcat's configuration, and the clear errors of a port in use or a server that will not
+start (nothing written in either case)."""
+
+from __future__ import annotations
+
+import socket
+import stat
+
+import pytest
+
+from queuelab.lab import campaign, runner, tomcat, wire
+
+
+def test_server_xml_holds_the_pool_and_the_queue():
+    xml = tomcat.server_xml(tomcat.ServerSettings(threads=30, queue=50, port=18080))
+    assert 'maxThreads="30"' in xml and 'maxQueueSize="50"' in xml
+    assert 'executor="pool"' in xml and 'address="127.0.0.1"' in xml
+    connector = tomcat.server_xml(tomcat.ServerSettings(
+        threads=1, queue=1, port=18080, max_connections=1, accept_count=1, limit="connector"))
+    assert "<Executor" not in connector
+    assert 'maxConnections="1"' in connector and 'acceptCount="1"' in connector
+    with pytest.raises(ValueError, match="limit must be"):
+        tomcat.server_xml(tomcat.ServerSettings(threads=1, queue=1, port=1, limit="both"))
+
+
+def test_a_port_in_use_is_refused_by_name(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        plan = campaign.load(campaign.builtin("smoke"))
+        plan = plan.__class__(**{**plan.__dict__,
+                                 "server": plan.server.__class__(
+                                     **{**plan.server.__dict__, "port": port})})
+        with pytest.raises(ValueError, match=f"server.port {port} is already in use"):
+            runner.run_campaign(plan, runner.Options(out_root=tmp_path / "out",
+                                                     progress=False))
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture
+def broken_tomcat(tmp_path, monkeypatch):
+    """An installation whose catalina.sh fails at once, as a broken JVM would."""
+    home = tmp_path / "tomcat"
+    (home / "bin").mkdir(parents=True)
+    (home / "etc").mkdir()
+    for name in ("web.xml", "catalina.properties", "context.xml"):
+        (home / "etc" / name).write_text("<x/>")
+    for script, body in (("catalina.sh", "echo 'Error: cannot start the JVM' >&2; exit 1"),
+                         ("version.sh", "echo 'Server version: Apache Tomcat/0.0 (test)'")):
+        path = home / "bin" / script
+        path.write_text(f"#!/bin/sh\n{body}\n")
+        path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setattr(tomcat, "CATALINA_HOME", home)
+    monkeypatch.setattr(tomcat, "_DEFAULT_CONF", home / "etc")
+    return home
+
+
+def test_a_server_that_fails_to_start_gives_its_log_and_writes_nothing(tmp_path,
+                                                                      broken_tomcat):
+    plan = campaign.load(campaign.builtin("smoke"))
+    options = runner.Options(out_root=tmp_path / "out", wire=False, progress=False)
+    with pytest.raises(tomcat.ServerError, match="exited with code 1") as info:
+        runner.run_campaign(plan, options)
+    assert "cannot start the JVM" in str(info.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_installation_is_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(tomcat, "CATALINA_HOME", tmp_path / "none")
+    with pytest.raises(tomcat.ServerError, match="Tomcat not found.*make tomcat"):
+        tomcat.tomcat_version()
+
+
+@pytest.mark.parametrize(("flags", "letters"), [
+    ("S", "S"), ("S.", "SA"), (".", "A"), ("P.", "AP"), ("F.", "AF"), ("R.", "AR"), ("R", "R"),
+])
+def test_tcpdump_flags_become_letters(flags, letters):
+    line = (f"1700000000.500000 IP 127.0.0.1.18080 > 127.0.0.1.40000: Flags [{flags}], "
+            f"seq 1, ack 1, win 512, length 7")
+    assert wire.parse_tcpdump(line, 18080) == [(1700000000.5, 40000, "server>client",
+                                                letters, 7)]
