@@ -8,10 +8,9 @@ import tomllib
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import psutil
 from frictionless import validate
-
-import pandas as pd
 
 from queuelab.lab import analysis, campaign
 

@@ -117,3 +117,17 @@ def test_plan_command_prints_the_runs():
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
     assert result.stdout.splitlines()[0].startswith("smoke: 3 runs")
+
+
+def test_the_progress_bar_survives_a_campaign_longer_than_its_estimate(tmp_path, capsys):
+    from queuelab.lab import runner
+
+    plan = campaign.load(campaign.builtin("smoke"))
+    bar = runner._progress(plan, runner.Options(out_root=tmp_path, progress=True))
+    bar.n = bar.total  # the estimate is used up, and a step still runs
+    with runner._step(bar, "one more run"):
+        pass
+    assert bar.n <= bar.total
+    str(bar)  # renders without a TypeError
+    bar.close()
+    assert "one more run" in capsys.readouterr().err

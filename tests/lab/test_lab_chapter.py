@@ -110,3 +110,42 @@ def test_packets_in_words():
     assert story["time (ms)"].tolist() == pytest.approx([0.0, 0.1, 0.2, 2.7])
     with pytest.raises(ValueError, match="no packets stored"):
         chapter.packets_of(packets, "q", 3)
+
+
+def test_prediction_errors_are_relative_and_per_model():
+    table = pd.DataFrame({"run": [1, 2], "split": "cpu", "throughput": [10.0, 20.0],
+                          "response_time": [1.0, 2.0]})
+    predicted = pd.DataFrame({"run": [1, 2, 1, 2], "model": ["a", "a", "b", "b"],
+                              "throughput": [11.0, 20.0, 10.0, 10.0],
+                              "response_time": [1.0, 1.0, 1.5, 2.0]})
+    errors = chapter.prediction_errors(table, predicted)
+    assert errors.loc[("cpu", "a"), "throughput, largest error"] == pytest.approx(0.1)
+    assert errors.loc[("cpu", "a"), "response time, median error"] == pytest.approx(0.25)
+    assert errors.loc[("cpu", "b"), "throughput, largest error"] == pytest.approx(0.5)
+    assert errors.loc[("cpu", "b"), "runs"] == 2
+
+
+def test_pool_bounds_name_the_binding_ceiling():
+    services = pd.DataFrame({"S": [0.01, 0.51], "s_cpu": [0.01, 0.01]},
+                            index=pd.Index(["cpu", "sleep"], name="split"))
+    bounds = chapter.pool_bounds(services, [30, 100])
+    assert bounds.loc[("sleep", 30), "pool bound (1/s)"] == pytest.approx(30 / 0.51)
+    assert bounds.loc[("sleep", 30), "what limits"] == "the pool"
+    assert bounds.loc[("sleep", 100), "what limits"] == "the cores"
+    assert bounds.loc[("cpu", 30), "what limits"] == "the cores"
+    assert bounds.loc[("sleep", 30), "threads that fill the cores"] == pytest.approx(51)
+    assert chapter.pool_bounds(services, [30], cores=2).loc[
+        ("sleep", 30), "threads that fill the cores"] == pytest.approx(102)
+    with pytest.raises(ValueError, match="cores must be an integer >= 1"):
+        chapter.pool_bounds(services, [30], cores=0)
+
+
+def test_pool_effect_counts_the_client_counts_where_the_pools_differ():
+    def r(t, q, k):  # queue 50: 100 threads twice as fast from 50 clients on
+        return 0.05 * k if (t == 100 and q == 50 and k >= 50) else 0.1 * k
+
+    effect = chapter.pool_effect(_table(r))
+    assert effect.loc[("cpu", 50), "100 threads faster"] == 3
+    assert effect.loc[("cpu", 50), "no difference"] == 2
+    assert effect.loc[("cpu", 200), "no difference"] == len(CLIENTS)
+    assert effect.loc[("cpu", 50), "largest gap"] == pytest.approx(0.5)

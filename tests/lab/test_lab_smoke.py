@@ -15,10 +15,14 @@ import subprocess
 import sys
 import time
 
-import pandas as pd
 import pytest
-from lab_campaigns import (check_accounting, lab_processes, smoke_settings, validate_package,
-                           write_campaign)
+from lab_campaigns import (
+    check_accounting,
+    lab_processes,
+    smoke_settings,
+    validate_package,
+    write_campaign,
+)
 
 from queuelab.lab import analysis, campaign, runner, tomcat
 

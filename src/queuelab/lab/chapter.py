@@ -21,7 +21,8 @@ from .. import mm1bk, thread_pool
 from . import analysis, models
 
 __all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_curves",
-           "differs", "claims", "processor_demand", "at_clients"]
+           "differs", "claims", "processor_demand", "at_clients", "prediction_errors",
+           "pool_bounds", "pool_effect"]
 
 #: The smallest relative difference between two measured means that counts as a difference.
 MIN_RELATIVE = 0.10
@@ -363,6 +364,63 @@ def at_clients(table: pd.DataFrame, clients: int) -> pd.DataFrame:
         ["threads", "queue", "throughput", "response_time", "error_rate"]]
 
 
+def prediction_errors(table: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
+    """Per split and model: how far the predictions (from the one-client measurements, nothing
+    fitted) fall from the measured throughput and response time, as relative errors |p/m - 1|:
+    their median and the largest over the runs."""
+    joined = table[["run", "split", "throughput", "response_time"]].merge(
+        predicted[["run", "model", "throughput", "response_time"]], on="run",
+        suffixes=("", "_model"), validate="one_to_many")
+    for metric in ("throughput", "response_time"):
+        joined[metric] = (joined[f"{metric}_model"] / joined[metric] - 1).abs()
+    grouped = joined.groupby(["split", "model"], sort=False)
+    return pd.DataFrame({
+        "runs": grouped.size(),
+        "throughput, median error": grouped["throughput"].median(),
+        "throughput, largest error": grouped["throughput"].max(),
+        "response time, median error": grouped["response_time"].median(),
+        "response time, largest error": grouped["response_time"].max(),
+    })
+
+
+def pool_effect(table: pd.DataFrame) -> pd.DataFrame:
+    """Per split and queue: at how many client counts the larger pool's response time is lower,
+    higher, or not different (by :func:`differs`) from the smaller pool's, and the largest
+    relative gap."""
+    pools = sorted(table["threads"].unique())
+    few, many = pools[0], pools[-1]
+    rows = []
+    for (split, queue), part in table.groupby(["split", "queue"], sort=False):
+        pair = _pair(part, "response_time", fixed={}, vary="threads", a=many, b=few)
+        signs = _directions(pair, "response_time")
+        gap = (pair["response_time_a"] / pair["response_time_b"] - 1).abs()
+        rows.append({"split": split, "queue": int(queue), "client counts": len(pair),
+                     f"{many} threads faster": int((signs < 0).sum()),
+                     f"{many} threads slower": int((signs > 0).sum()),
+                     "no difference": int((signs == 0).sum()),
+                     "largest gap": float(gap.max())})
+    return pd.DataFrame(rows).set_index(["split", "queue"])
+
+
+def pool_bounds(services: pd.DataFrame, threads: Iterable[int], cores: int = 1
+                ) -> pd.DataFrame:
+    """Per split and pool size: the two ceilings on throughput, T / S (every thread busy for a
+    whole service time S) and C / s_cpu (every core busy), which one binds, and the pool that
+    makes them equal, T* = C S / s_cpu = C (1 + s_wait / s_cpu): the fewest threads that can
+    keep the cores busy (the asymptotic bounds of operational analysis)."""
+    if not isinstance(cores, int | np.integer) or cores < 1:
+        raise ValueError(f"cores must be an integer >= 1; got {cores!r}")
+    rows = []
+    for split, row in services.iterrows():
+        for t in threads:
+            pool, core = t / row["S"], cores / row["s_cpu"]
+            rows.append({"split": split, "threads": int(t), "pool bound (1/s)": pool,
+                         "core bound (1/s)": core,
+                         "threads that fill the cores": cores * row["S"] / row["s_cpu"],
+                         "what limits": "the pool" if pool < core else "the cores"})
+    return pd.DataFrame(rows).set_index(["split", "threads"])
+
+
 def service_table(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
     """The one-client runs: the service time asked for, measured, and its processor part."""
     one = analysis.service_time(dataset)
@@ -371,6 +429,6 @@ def service_table(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFram
                                                                strict=True)],
         "asked for (ms)": (one["requested_s"] * 1000).round(1),
         "S measured with one client (ms)": (one["measured_s"] * 1000).round(1),
-        "processor time per request, JVM (ms)": (one["server_cpu_s"] * 1000).round(2),
+        "processor time of the answering thread (ms)": (one["server_cpu_s"] * 1000).round(2),
         "requests": one["requests"],
     }).set_index("work per request")

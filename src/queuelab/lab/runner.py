@@ -176,8 +176,8 @@ def run_campaign(plan: Campaign, options: Options) -> Path:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        bar.close()
         writer.write_metadata(status=status, runs_completed=state.completed)
+        bar.close()
     return directory
 
 
@@ -199,7 +199,8 @@ def _step(bar, label: str) -> Iterator[None]:
     try:
         yield
     finally:
-        bar.update(time.monotonic() - start)
+        # The estimate can fall short: the bar stops at its total rather than run past it.
+        bar.update(max(0.0, min(time.monotonic() - start, bar.total - bar.n)))
 
 
 def _wire_study(state: _State, bar) -> None:
@@ -435,6 +436,8 @@ def _readme(metadata: dict) -> str:
     if "work_per_ms" in m:
         lines.append(f"- Calibration: {m['work_per_ms']} iterations of the arithmetic per "
                      f"millisecond of processor time (`calibration.csv`)")
+    if m.get("note"):
+        lines += ["", f"Note: {m['note']}"]
     lines += [
         "",
         "## Tables",
