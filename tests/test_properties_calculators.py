@@ -14,11 +14,12 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_domain import (
     BAD_COUNTS,
     BAD_TIMES,
+    SEEDED,
     call,
     close,
     counts,
@@ -38,8 +39,7 @@ from queuelab.documents.domino_threads import rules as threads_rule
 from queuelab.documents.iplanet_tuning import scaling, sizing
 from queuelab.documents.iplanet_tuning import thread_posting as tp
 
-CALC = settings(max_examples=100, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+CALC = settings(SEEDED, max_examples=100)
 FEW = settings(CALC, max_examples=25)
 F = Fraction
 
@@ -59,6 +59,13 @@ BAD_PERCENTS = [-1e-9, 100.0000001, math.nan, math.inf, 10**400, "50", None, Tru
 def optional(bad_values):
     """The refused values of a parameter whose None means its default."""
     return [v for v in bad_values if v is not None]
+
+
+def drawn(draw, spec: dict) -> dict:
+    """Arguments drawn from ``{name: (valid strategy, refused values)}``, at most one refused."""
+    bad = refused_argument(draw, list(spec))
+    return {name: maybe_refused(draw, name, valid, refused, bad)
+            for name, (valid, refused) in spec.items()}
 
 
 def amounts():
@@ -127,12 +134,8 @@ def test_memory_mb_over_its_domain(arguments):
 
 @st.composite
 def bandwidth_arguments(draw):
-    bad = refused_argument(draw, ["users", "document_kb", "transfer_time_s"])
-    return {
-        "users": maybe_refused(draw, "users", amounts(), BAD_AMOUNTS, bad),
-        "document_kb": maybe_refused(draw, "document_kb", amounts(), BAD_AMOUNTS, bad),
-        "transfer_time_s": maybe_refused(draw, "transfer_time_s", times(), BAD_MAGNITUDES, bad),
-    }
+    return drawn(draw, {"users": (amounts(), BAD_AMOUNTS), "document_kb": (amounts(), BAD_AMOUNTS),
+                        "transfer_time_s": (times(), BAD_MAGNITUDES)})
 
 
 @CALC
@@ -182,24 +185,15 @@ def test_t1_lines_over_their_domain(data):
 @CALC
 @given(st.data())
 def test_throughput_calculators_over_their_domain(data):
-    bad = refused_argument(data.draw, ["threads", "request_time_s"])
-    arguments = {
-        "threads": maybe_refused(data.draw, "threads", counts(), BAD_INTS, bad),
-        "request_time_s": maybe_refused(data.draw, "request_time_s", times(), BAD_MAGNITUDES,
-                                        bad),
-    }
+    time = (times(), BAD_MAGNITUDES)
+    arguments = drawn(data.draw, {"threads": (counts(), BAD_INTS), "request_time_s": time})
     bound = call(sizing.max_throughput, arguments, [])
     if bound is not None:
         a, _ = unwrap(arguments)
         assert math.isfinite(bound)
         assert close(bound, F(a["threads"]) / exact(a["request_time_s"]), 1e-15)
 
-    bad = refused_argument(data.draw, ["throughput", "request_time_s"])
-    arguments = {
-        "throughput": maybe_refused(data.draw, "throughput", times(), BAD_MAGNITUDES, bad),
-        "request_time_s": maybe_refused(data.draw, "request_time_s", times(), BAD_MAGNITUDES,
-                                        bad),
-    }
+    arguments = drawn(data.draw, {"throughput": time, "request_time_s": time})
     need = call(sizing.threads_for_throughput, arguments, [])
     if need is not None:
         a, _ = unwrap(arguments)
@@ -370,20 +364,15 @@ def test_domino_initial_threads_over_its_domain(data):
 @given(st.data())
 def test_domino_curves_rules_over_their_domain(data):
     draw = data.draw
-    bad = refused_argument(draw, ["base", "new"])
-    arguments = {"base": maybe_refused(draw, "base", times(), BAD_MAGNITUDES, bad),
-                 "new": maybe_refused(draw, "new", amounts(), BAD_AMOUNTS, bad)}
+    arguments = drawn(draw, {"base": (times(), BAD_MAGNITUDES), "new": (amounts(), BAD_AMOUNTS)})
     change = call(curves.percent_change, arguments, [])
     if change is not None:
         a, _ = unwrap(arguments)
         want = 100 * (exact(a["new"]) - exact(a["base"])) / exact(a["base"])
         assert math.isfinite(change) and close(change, want, 1e-12)
 
-    bad = refused_argument(draw, ["total_processor_time_pct", "processors"])
-    arguments = {
-        "total_processor_time_pct": maybe_refused(draw, "total_processor_time_pct", percents(),
-                                                  BAD_PERCENTS, bad),
-        "processors": maybe_refused(draw, "processors", counts(), BAD_INTS, bad)}
+    arguments = drawn(draw, {"total_processor_time_pct": (percents(), BAD_PERCENTS),
+                             "processors": (counts(), BAD_INTS)})
     equivalents = call(curves.processor_equivalents, arguments, [])
     if equivalents is not None:
         a, _ = unwrap(arguments)
@@ -391,21 +380,16 @@ def test_domino_curves_rules_over_their_domain(data):
         assert close(equivalents, exact(a["total_processor_time_pct"]) / 100 * a["processors"],
                      1e-12)
 
-    bad = refused_argument(draw, ["cpu_pct", "ceiling_pct"])
-    arguments = {"cpu_pct": maybe_refused(draw, "cpu_pct", percents(), BAD_PERCENTS, bad),
-                 "ceiling_pct": maybe_refused(draw, "ceiling_pct",
-                                              st.floats(0, 100, exclude_min=True),
-                                              BAD_PERCENTS + [0.0], bad)}
+    arguments = drawn(draw, {"cpu_pct": (percents(), BAD_PERCENTS),
+                             "ceiling_pct": (st.floats(0, 100, exclude_min=True),
+                                             BAD_PERCENTS + [0.0])})
     headroom = call(curves.cpu_headroom, arguments, [])
     if headroom is not None:
         assert math.isfinite(headroom) and -100 <= headroom <= 100
 
-    bad = refused_argument(draw, ["users", "cpu_pct", "ceiling_pct"])
-    arguments = {"users": maybe_refused(draw, "users", times(), BAD_MAGNITUDES, bad),
-                 "cpu_pct": maybe_refused(draw, "cpu_pct", percents(1e-100), BAD_PERCENTS
-                                          + [0.0, 5e-324], bad),
-                 "ceiling_pct": maybe_refused(draw, "ceiling_pct", percents(1e-100),
-                                              BAD_PERCENTS + [0.0, 1e-300], bad)}
+    arguments = drawn(draw, {"users": (times(), BAD_MAGNITUDES),
+                             "cpu_pct": (percents(1e-100), BAD_PERCENTS + [0.0, 5e-324]),
+                             "ceiling_pct": (percents(1e-100), BAD_PERCENTS + [0.0, 1e-300])})
     users = call(curves.users_at_cpu_ceiling, arguments, [])
     if users is not None:
         a, _ = unwrap(arguments)
