@@ -12,8 +12,13 @@ bad input into a silent NaN, an overflow or an unrelated exception.
   :func:`as_nonnegative`, :func:`as_time`, :func:`broadcast`;
 * 1-d series (the fitters' measurements): :func:`as_series`, :func:`same_length`,
   :func:`not_all_equal`;
-* single values: :func:`as_scalar_integer`, :func:`integer`, :func:`real`, :func:`as_choice`,
-  :func:`as_flag`, :func:`as_mapping`.
+* single values: :func:`as_scalar_integer`, :func:`integer`, :func:`real`, :func:`magnitude`,
+  :func:`as_choice`, :func:`as_flag`, :func:`as_mapping`.
+
+The calculators of the source documents take single values with the same bounds as the models:
+counts are integers up to :data:`MAX_INTEGER`, and times, rates, sizes and other positive
+quantities lie in :data:`MAGNITUDE_RANGE` (:func:`magnitude`), so that the products and ratios
+of a few of them stay finite floats.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import numpy as np
 
 __all__ = [
     "MAX_INTEGER",
+    "MAGNITUDE_RANGE",
+    "magnitude",
     "integer",
     "real",
     "as_integer",
@@ -45,6 +52,9 @@ __all__ = [
 
 #: Largest integer argument accepted: every integer up to 2**53 is exact in float64.
 MAX_INTEGER = 2**53
+#: Range of the positive magnitudes (times, rates, sizes, numbers of users) of the calculators,
+#: the models' range of times: a product or ratio of three of them is still a finite float.
+MAGNITUDE_RANGE = (1e-100, 1e100)
 
 
 def _fail(name: str, allowed: str, got: Any) -> ValueError:
@@ -55,7 +65,12 @@ def _interval(low: float, high: float, low_open: bool = False, high_open: bool =
               unit: str = "") -> str:
     left = "(" if low_open or low == -math.inf else "["
     right = ")" if high_open or high == math.inf else "]"
-    return f"{left}{low:g}, {high:g}{right} {unit}".rstrip()
+    return f"{left}{_bound(low)}, {_bound(high)}{right} {unit}".rstrip()
+
+
+def _bound(value: float) -> str:
+    """A bound as written in messages: an int in full (9007199254740992), a float with :g."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else f"{value:g}"
 
 
 def _as_float_array(value: Any, name: str, allowed: str) -> tuple[np.ndarray, np.ndarray]:
@@ -286,3 +301,23 @@ def integer(value: Any, name: str, *, low: int = 0, high: float = math.inf,
     if not whole or not low <= int(value) <= high:
         raise ValueError(f"{name} must be an integer in {allowed}, got {value!r}")
     return int(value)
+
+
+def magnitude(value: Any, name: str, *, zero: bool = False, unit: str = "") -> float:
+    """``value`` as a float in :data:`MAGNITUDE_RANGE` (or exactly 0 if ``zero``), else
+    ``ValueError`` naming ``name``: the times, rates and sizes of the calculators.
+
+    Like :func:`as_time` for one value: no accepted value is subnormal or close to it, so that
+    products and ratios of a few of them keep their relative precision.
+    """
+    low, high = MAGNITUDE_RANGE
+    if (zero and isinstance(value, Real) and not isinstance(value, bool | np.bool_)
+            and value == 0):
+        return 0.0
+    try:
+        return real(value, name, low=low, high=high, unit=unit)
+    except ValueError:
+        if not zero:
+            raise
+        raise ValueError(f"{name} must be 0 or a number in {_interval(low, high, unit=unit)}, "
+                         f"got {value!r}") from None

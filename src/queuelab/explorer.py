@@ -16,9 +16,13 @@ The model has no per-thread overhead here (``thread_overhead = pool_overhead = 0
 larger pool never hurts; what a thread costs (memory, in the Domino measurements) is why the
 smallest sufficient pool is the answer worth having.
 
-Both functions solve with ``method="fes"`` (the flow-equivalent server) by default, which is
-fast at any size; ``method="exact"`` solves the Markov chain (slower, limited in size). Bad
-input raises ``ValueError`` naming the parameter and the allowed range.
+Both functions solve with ``method="fes"`` (the flow-equivalent server) by default, a fraction
+of a millisecond per configuration of the explorer's size; ``method="exact"`` solves the Markov
+chain (slower, limited in size). A call is refused before it starts when its estimated time
+(the measured costs of :func:`queuelab.models.thread_pool.estimated_seconds`, summed over every
+solve it makes) exceeds :data:`MAX_SECONDS`; the message says how much work was asked for, and
+the way out is fewer or smaller values on the axes (or several calls). Bad input raises
+``ValueError`` naming the parameter and the allowed range.
 
 >>> grid = build_grid(clients=[50, 100], capacity=[200], threads=[10], cpu_time=[0.02],
 ...                   wait_time=[0.1], think_time=[4.0])
@@ -45,10 +49,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_choice, as_integer, as_nonnegative, as_positive
+from ._validation import as_choice, as_integer, as_scalar_integer, as_time
 from .data import results_dir
 from .documents.domino_threads import rules
 from .models import thread_pool
+from .models.thread_pool import TIME_RANGE, estimated_seconds
 
 __all__ = [
     "at_settings",
@@ -62,6 +67,7 @@ __all__ = [
     "WAIT_TIME",
     "THINK_TIME",
     "MAX_CONFIGURATIONS",
+    "MAX_SECONDS",
     "METRICS",
     "BENCHMARK_CSV",
     "build_grid",
@@ -83,6 +89,9 @@ METRICS = ("throughput", "response_time", "rejection_probability", "error_rate",
            "busy_threads", "utilization", "queue_wait")
 #: Largest number of configurations of one grid (about 0.2 ms each with ``method="fes"``).
 MAX_CONFIGURATIONS = 200_000
+#: Largest estimated time of one call of :func:`build_grid` or :func:`threads_needed`, in
+#: seconds on a 2-core machine (the estimate of every solve of the call, added up).
+MAX_SECONDS = 10.0
 # Configurations per call of thread_pool (bounds the zero-padded probabilities array).
 _CHUNK = 4096
 _METHODS = ("fes", "exact")
@@ -94,10 +103,8 @@ def _axis(values: Any, name: str, kind: str) -> np.ndarray:
     """One axis of a grid as a 1-D array of strictly increasing values."""
     if kind == "integer":
         arr = as_integer(values, name)
-    elif kind == "nonnegative":
-        arr = as_nonnegative(values, name)
-    else:
-        arr = as_positive(values, name)
+    else:  # a time in TIME_RANGE, or 0 where the model allows it
+        arr = as_time(values, name, TIME_RANGE, zero=kind == "time or 0")
     arr = np.atleast_1d(arr)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a number or a flat sequence of numbers, got an array "
@@ -114,6 +121,20 @@ def _check_size(sizes: Sequence[int]) -> int:
         raise ValueError(f"the grid must have at most MAX_CONFIGURATIONS = {MAX_CONFIGURATIONS} "
                          f"configurations (the product of the axis lengths), got {total}")
     return total
+
+
+def _check_work(K, B, T, cpu, wait, method: str, solves: int = 1) -> None:
+    """Refuse a call whose estimated time, ``solves`` solves of every configuration, exceeds
+    :data:`MAX_SECONDS`."""
+    two_phases = (cpu > 0) & (wait > 0)
+    seconds = solves * estimated_seconds(K, B, T, two_phases, np.zeros(K.shape), method)
+    if seconds > MAX_SECONDS:
+        raise ValueError(
+            f"clients, capacity and threads must keep one call within MAX_SECONDS = "
+            f"{MAX_SECONDS:g} s; these {K.size} configurations ({solves} solve(s) each, "
+            f"method={method!r}) ask for about {seconds:.3g} s: use fewer or smaller values on "
+            "the axes, or split the grid into several calls"
+        )
 
 
 def _solve(K, B, T, cpu, wait, Z, method: str):
@@ -141,12 +162,13 @@ def build_grid(
     Parameters
     ----------
     clients, capacity, threads : int or sequence of int
-        Strictly increasing values, each >= 1 (K clients, B most admitted requests, T threads).
+        Strictly increasing values, each an integer in [1, 2**53] (K clients, B most admitted
+        requests, T threads).
     cpu_time, wait_time : float or sequence of float
         Strictly increasing mean CPU time and mean wait without the CPU per request, in
-        seconds, each >= 0 (not both 0 in one configuration).
+        seconds, each 0 or in [1e-100, 1e100] (not both 0 in one configuration).
     think_time : float or sequence of float
-        Strictly increasing mean think times in seconds, each > 0.
+        Strictly increasing mean think times in seconds, each in [1e-100, 1e100].
     method : {"fes", "exact"}
         Passed to :func:`queuelab.thread_pool`.
 
@@ -156,21 +178,24 @@ def build_grid(
         One row per configuration: the six axes (columns :data:`AXES`) and the metrics
         :data:`METRICS`, ordered by capacity, threads, cpu_time, wait_time, think_time and
         then clients (the x axis of the explorer varies fastest). At most
-        :data:`MAX_CONFIGURATIONS` rows.
+        :data:`MAX_CONFIGURATIONS` rows. A grid whose estimated time exceeds
+        :data:`MAX_SECONDS` is refused (see the module's docstring).
     """
     method = as_choice(method, "method", _METHODS)
     axes = {
         "clients": _axis(clients, "clients", "integer"),
         "capacity": _axis(capacity, "capacity", "integer"),
         "threads": _axis(threads, "threads", "integer"),
-        "cpu_time": _axis(cpu_time, "cpu_time", "nonnegative"),
-        "wait_time": _axis(wait_time, "wait_time", "nonnegative"),
-        "think_time": _axis(think_time, "think_time", "positive"),
+        "cpu_time": _axis(cpu_time, "cpu_time", "time or 0"),
+        "wait_time": _axis(wait_time, "wait_time", "time or 0"),
+        "think_time": _axis(think_time, "think_time", "time"),
     }
     _check_size([a.size for a in axes.values()])
     order = ("capacity", "threads", "cpu_time", "wait_time", "think_time", "clients")
     mesh = dict(zip(order, (m.ravel() for m in np.meshgrid(*(axes[n] for n in order),
                                                             indexing="ij")), strict=True))
+    _check_work(mesh["clients"], mesh["capacity"], mesh["threads"], mesh["cpu_time"],
+                mesh["wait_time"], method)
     results = _solve(*(mesh[n] for n in AXES), method=method)
     frame = pd.DataFrame({name: mesh[name] for name in AXES})
     for metric in METRICS:
@@ -211,7 +236,9 @@ def threads_needed(
     ``model_threads``).
 
     Parameters are those of :func:`build_grid` without ``threads``; ``tolerance`` is a number
-    in (0, 10] (0.10 = 10 % slower than unlimited), ``percentile`` a number in (0, 100).
+    in (0, 10] (0.10 = 10 % slower than unlimited), ``percentile`` a number in (0, 100). The
+    estimated time counts one solve for the unlimited pool and one per round of the bisection;
+    above :data:`MAX_SECONDS` the call is refused.
     Rows are ordered by capacity, cpu_time, wait_time, think_time, then clients.
     """
     method = as_choice(method, "method", _METHODS)
@@ -225,9 +252,9 @@ def threads_needed(
     axes = {
         "clients": _axis(clients, "clients", "integer"),
         "capacity": _axis(capacity, "capacity", "integer"),
-        "cpu_time": _axis(cpu_time, "cpu_time", "nonnegative"),
-        "wait_time": _axis(wait_time, "wait_time", "nonnegative"),
-        "think_time": _axis(think_time, "think_time", "positive"),
+        "cpu_time": _axis(cpu_time, "cpu_time", "time or 0"),
+        "wait_time": _axis(wait_time, "wait_time", "time or 0"),
+        "think_time": _axis(think_time, "think_time", "time"),
     }
     _check_size([a.size for a in axes.values()])
     order = ("capacity", "cpu_time", "wait_time", "think_time", "clients")
@@ -236,6 +263,9 @@ def threads_needed(
     K, B = mesh["clients"], mesh["capacity"]
     cpu, wait, Z = mesh["cpu_time"], mesh["wait_time"], mesh["think_time"]
     top = np.minimum(K, B)
+    # the unlimited pool, then one solve per round of the bisection over 1..max(top)
+    rounds = math.ceil(math.log2(int(top.max()))) if top.max() > 1 else 0
+    _check_work(K, B, top, cpu, wait, method, solves=1 + rounds)
 
     unlimited = _solve(K, B, top, cpu, wait, Z, method)
     r_unlimited = np.concatenate([np.atleast_1d(r.response_time) for r in unlimited])
@@ -285,10 +315,10 @@ def fes_benchmark(threads_low: int = 1, threads_high: int = 10**9,
     ``thread_pool_fes_vs_exact``): one row per configuration with ``clients``, ``capacity``,
     ``threads``, ``cpu_time``, ``wait_time`` and the relative errors ``err_X`` (throughput)
     and ``err_R`` (response time), ``fes / exact - 1``. ``threads_low`` and ``threads_high``
-    are integers with 1 <= threads_low <= threads_high.
+    are integers with 1 <= threads_low <= threads_high <= 2**53.
     """
-    low = int(as_integer(threads_low, "threads_low"))
-    high = int(as_integer(threads_high, "threads_high"))
+    low = as_scalar_integer(threads_low, "threads_low")
+    high = as_scalar_integer(threads_high, "threads_high")
     if high < low:
         raise ValueError(f"threads_high must be an integer >= threads_low = {low}, got {high}")
     source = Path(path) if path is not None else BENCHMARK_CSV

@@ -13,11 +13,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import event
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 
 from queuelab._validation import MAX_INTEGER
 
+#: Seeded, without deadline: the settings the calculators' property tests start from.
+SEEDED = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 LOW, HIGH = 1e-100, 1e100
 #: The bounds of the time range, just inside them, and ordinary values.
 TIME_EDGES = [LOW, HIGH, math.nextafter(LOW, 1.0), math.nextafter(HIGH, 0.0), 1.0, 0.14, 4.0]

@@ -21,6 +21,8 @@ from functools import partial
 __all__ = ["significant", "span", "with_interval", "listed", "signed_percent"]
 
 Format = str | Callable[[float], str]
+#: Most digits written: a float64 has at most 17 significant decimal digits.
+MAX_DIGITS = 17
 
 
 def _formatter(fmt: Format) -> Callable[[float], str]:
@@ -32,10 +34,28 @@ def _formatter(fmt: Format) -> Callable[[float], str]:
     return fmt.format
 
 
+def _check_count(value: object, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_DIGITS:
+        raise ValueError(f"{name} must be an integer >= {low} and <= {MAX_DIGITS}, got {value!r}")
+    return value
+
+
+def _check_number(value: object) -> None:
+    """``value`` is a real number a float can hold (infinities and NaN included)."""
+    if not isinstance(value, bool | str | bytes) and value is not None:
+        try:
+            float(value)
+            return
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond floats
+            pass
+    raise ValueError(f"value must be a real number within the float range, got {value!r}")
+
+
 def significant(value: float, digits: int = 3) -> str:
-    """``value`` to ``digits`` significant figures; infinities as "∞" and "-∞"."""
-    if not isinstance(digits, int) or digits < 1:
-        raise ValueError(f"digits must be an integer >= 1, got {digits!r}")
+    """``value`` to ``digits`` significant figures (an integer in [1, 17]); infinities as "∞"
+    and "-∞"."""
+    _check_count(digits, "digits", 1)
+    _check_number(value)
     if math.isinf(value):
         return "∞" if value > 0 else "-∞"
     return f"{value:.{digits}g}"
@@ -61,9 +81,10 @@ def listed(values: Iterable[float], fmt: Format = "{:g}") -> str:
 
 
 def signed_percent(value: float, decimals: int = 3) -> str:
-    """A share as a signed percentage; a value that rounds to zero is written without a sign."""
-    if not isinstance(decimals, int) or decimals < 0:
-        raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}")
+    """A share as a signed percentage with ``decimals`` decimals (an integer in [0, 17]); a value
+    that rounds to zero is written without a sign."""
+    _check_count(decimals, "decimals", 0)
+    _check_number(value)
     text = f"{value:+.{decimals}%}"
     zero = f"{0:.{decimals}%}"
     return zero if text in (f"+{zero}", f"-{zero}") else text

@@ -19,7 +19,14 @@ import numpy as np
 import pandas as pd
 
 from .. import stated
+from .._validation import as_integer, as_time
 from ..models import thread_pool
+from ..models.thread_pool import (
+    _EXACT_PER_CONFIG,
+    EXACT_MAX_SECONDS,
+    TIME_RANGE,
+    estimated_seconds,
+)
 from ..tables import value_at
 
 __all__ = ["stated_source", "fes_gap", "benchmark_section", "validation_setting",
@@ -104,7 +111,13 @@ def sweep(clients: Sequence[int], queues: Sequence[int], threads: Sequence[int],
           thread_overhead: float = 0.0, pool_overhead: float = 0.0) -> pd.DataFrame:
     """The thread-pool model solved exactly at every client count, for every connection queue
     of ``queues`` and pool size of ``threads``: one row per (queue, pool, clients) with the
-    throughput, response time, share refused, error rate, busy threads and utilization."""
+    throughput, response time, share refused, error rate, busy threads and utilization.
+
+    The arguments are those of :func:`queuelab.thread_pool` (``queues`` and ``threads`` lists
+    of capacities and pool sizes); a sweep whose exact chains are estimated to take more than
+    :data:`~queuelab.models.thread_pool.EXACT_MAX_SECONDS` in all is refused (fewer values).
+    """
+    _check_sweep_work(clients, queues, threads, cpu_time, wait_time)
     frames = []
     for capacity in queues:
         for pool in threads:
@@ -119,6 +132,23 @@ def sweep(clients: Sequence[int], queues: Sequence[int], threads: Sequence[int],
                 "busy_threads": res.busy_threads, "utilization": res.utilization,
             }))
     return pd.concat(frames, ignore_index=True)
+
+
+def _check_sweep_work(clients, queues, threads, cpu_time, wait_time) -> None:
+    K, B, T = (np.ravel(as_integer(v, name)) for v, name in
+               ((clients, "clients"), (queues, "queues"), (threads, "threads")))
+    # an upper bound: two phases wherever some CPU time and some wait time are > 0
+    two_phases = bool(np.any(as_time(cpu_time, "cpu_time", TIME_RANGE, zero=True) > 0)
+                      and np.any(as_time(wait_time, "wait_time", TIME_RANGE, zero=True) > 0))
+    configurations = K.size * B.size * T.size
+    seconds = configurations * _EXACT_PER_CONFIG  # a lower bound, known without the mesh
+    if seconds <= EXACT_MAX_SECONDS:
+        K, B, T = (a.ravel() for a in np.meshgrid(K, B, T, indexing="ij"))
+        seconds = estimated_seconds(K, B, T, np.full(K.shape, two_phases), 0.0, "exact")
+    if seconds > EXACT_MAX_SECONDS:
+        raise ValueError(f"clients, queues and threads must keep the sweep within "
+                         f"EXACT_MAX_SECONDS = {EXACT_MAX_SECONDS:g} s of exact chains; these "
+                         f"ask for about {seconds:.3g} s: use fewer or smaller values")
 
 
 def at(frame: pd.DataFrame, clients: int, capacity: int, threads: int, name: str) -> float:

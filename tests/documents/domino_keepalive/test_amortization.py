@@ -134,9 +134,9 @@ def test_summary_has_both_parameters():
         ([5, True, 100], [1, 2, 3], "n must be integers >= 1"),
         (["5", "10"], [1, 2], "n must be integers >= 1"),
         (pd.array([5, None, 100], dtype="Int64"), [1, 2, 3], "n must be integers >= 1"),
-        ([5, 10, 100], [180, 0, 81], "t must be finite numbers > 0"),
-        ([5, 10, 100], [180, -97, 81], "t must be finite numbers > 0"),
-        ([5, 10, 100], [180, float("inf"), 81], "t must be finite numbers > 0"),
+        ([5, 10, 100], [180, 0, 81], "t must be numbers in"),
+        ([5, 10, 100], [180, -97, 81], "t must be numbers in"),
+        ([5, 10, 100], [180, float("inf"), 81], "t must be numbers in"),
         ([5, 10, 100], [180, 97], "same length"),
         ([5, 5, 5], [180, 97, 81], "at least 2 distinct"),
         ([5], [180], "at least 2 distinct"),
@@ -161,7 +161,7 @@ def test_bad_prediction_inputs_are_refused():
         fit.band(2.5)
     with pytest.raises(ValueError, match="kind must be"):
         fit.band(40, kind="credible")
-    with pytest.raises(ValueError, match="t_setup must be a finite number"):
+    with pytest.raises(ValueError, match=r"t_setup must be a number in \[-1e\+300, 1e\+300\]"):
         time_per_request(5, 1.0, float("nan"))
 
 
@@ -175,7 +175,7 @@ def test_interval_level_follows_the_confidence():
 def test_connections_opened():
     assert amortization.connections_opened(10, 1000, [5, 10, 100]).tolist() == [2000, 1000, 100]
     assert amortization.connections_opened(10, 1000, 3) == 10 * 334  # a last, partial connection
-    with pytest.raises(ValueError, match="threads must be integers >= 1"):
+    with pytest.raises(ValueError, match=r"threads must be an integer in \[1, 9007199254740992\]"):
         amortization.connections_opened(0, 1000, 5)
 
 

@@ -6,6 +6,9 @@ time), :func:`cpu_headroom` and :func:`users_at_cpu_ceiling` (room left under a 
 :func:`probe_rating_bands` / :func:`probe_rating` (Server.Planner's fast, medium and slow probe
 response classes), and :func:`mm1_stretch` (why CPU ceilings sit near 70-75 %). Each checks
 that its inputs are in range, raising ``ValueError`` that names the parameter and the range.
+The ranges are those of the models: counts are integers up to 2**53, other positive quantities
+(users, times) lie in [1e-100, 1e100] (or are 0 where 0 makes sense), percentages in [0, 100]
+(a divisor in [1e-100, 100]), so that every result is a finite number.
 
 >>> percent_change(40, 65)
 62.5
@@ -18,7 +21,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import data, stated
-from ..._validation import integer, real
+from ..._validation import MAGNITUDE_RANGE, MAX_INTEGER, as_series, integer, magnitude, real
 
 __all__ = [
     "percent_change",
@@ -37,10 +40,12 @@ def percent_change(base: float, new: float) -> float:
     """How much larger (positive) or smaller (negative) ``new`` is than ``base``, in percent.
 
     ``percent_change(40, 65)`` is 62.5 (65 is 62.5 % more than 40); ``percent_change(65, 40)``
-    is about -38.5 (40 is 38.5 % less than 65). ``base`` in (0, inf), ``new`` in [0, inf).
+    is about -38.5 (40 is 38.5 % less than 65).
+
+    Accepted: ``base`` in [1e-100, 1e100], ``new`` 0 or in [1e-100, 1e100].
     """
-    base = real(base, "base", low=0, low_open=True)
-    new = real(new, "new", low=0)
+    base = magnitude(base, "base")
+    new = magnitude(new, "new", zero=True)
     return 100.0 * (new - base) / base
 
 
@@ -49,12 +54,13 @@ def processor_equivalents(total_processor_time_pct: float, processors: int) -> f
 
     PerfMon's % Total Processor Time is the *average* busy share of all processors: two
     processors each 20 % busy read 20 %, which is 0.4 processors' worth of work
-    (``processor_equivalents(20, 2) == 0.4``). ``total_processor_time_pct`` in [0, 100] %,
-    ``processors`` an integer in [1, inf).
+    (``processor_equivalents(20, 2) == 0.4``).
+
+    Accepted: ``total_processor_time_pct`` in [0, 100] %, ``processors`` an integer in
+    [1, 2**53].
     """
-    pct = real(total_processor_time_pct, "total_processor_time_pct", low=0, high=100,
-                   unit="%")
-    processors = integer(processors, "processors", low=1)
+    pct = real(total_processor_time_pct, "total_processor_time_pct", low=0, high=100, unit="%")
+    processors = integer(processors, "processors", low=1, high=MAX_INTEGER)
     return pct / 100.0 * processors
 
 
@@ -73,12 +79,13 @@ def users_at_cpu_ceiling(users: float, cpu_pct: float, ceiling_pct: float) -> fl
 
     ``users * ceiling_pct / cpu_pct`` assumes a constant CPU cost per user. Where the cost per
     user grows with the load (domino-curves reports it doubling between 200 and 500 users) the
-    true count is lower, so the result is an upper estimate. ``users`` in (0, inf),
-    ``cpu_pct`` and ``ceiling_pct`` in (0, 100] %.
+    true count is lower, so the result is an upper estimate.
+
+    Accepted: ``users`` in [1e-100, 1e100], ``cpu_pct`` and ``ceiling_pct`` in [1e-100, 100] %.
     """
-    users = real(users, "users", low=0, low_open=True)
-    cpu = real(cpu_pct, "cpu_pct", low=0, high=100, low_open=True, unit="%")
-    ceiling = real(ceiling_pct, "ceiling_pct", low=0, high=100, low_open=True, unit="%")
+    users = magnitude(users, "users")
+    cpu = real(cpu_pct, "cpu_pct", low=MAGNITUDE_RANGE[0], high=100, unit="%")
+    ceiling = real(ceiling_pct, "ceiling_pct", low=MAGNITUDE_RANGE[0], high=100, unit="%")
     return users * ceiling / cpu
 
 
@@ -109,14 +116,19 @@ def probe_rating(response_time_s: float, bands: pd.DataFrame | None = None) -> s
     """The class of a probe response time: the first band whose upper end it does not exceed.
 
     ``bands`` defaults to :func:`probe_rating_bands`; a time above the last band rates
-    ``"over the guideline"``. ``response_time_s`` in [0, inf) s.
+    ``"over the guideline"``. ``response_time_s`` 0 or in [1e-100, 1e100] s; ``bands`` a table with
+    columns ``rating`` and ``high_s`` (finite numbers >= 0, the bands in order).
     """
-    seconds = real(response_time_s, "response_time_s", low=0, unit="s")
+    seconds = magnitude(response_time_s, "response_time_s", zero=True, unit="s")
     bands = probe_rating_bands() if bands is None else bands
+    if not isinstance(bands, pd.DataFrame):
+        raise ValueError(f"bands must be a table (DataFrame) with columns rating and high_s, "
+                         f"got {type(bands).__name__}")
     missing = sorted({"rating", "high_s"} - set(bands.columns))
     if missing:
         raise ValueError(f"bands lacks column(s) {missing}; it has {list(bands.columns)}")
-    for rating, high in zip(bands["rating"], bands["high_s"], strict=True):
+    highs = as_series(bands["high_s"].to_numpy(), "bands high_s", low=0, low_open=False)
+    for rating, high in zip(bands["rating"], highs, strict=True):
         if seconds <= high:
             return str(rating)
     return "over the guideline"
@@ -128,7 +140,8 @@ def mm1_stretch(utilization_pct: float) -> float:
     ``1 / (1 - utilization)``: the textbook single-server queue with Poisson arrivals and
     exponential service. At 50 % busy a request takes twice its service time on average, at
     75 % four times. A server is not an M/M/1 queue; the factor shows why CPU ceilings of
-    capacity guidelines sit well below 100 %. ``utilization_pct`` in [0, 100) %.
+    capacity guidelines sit well below 100 %. ``utilization_pct`` in [0, 100) %; computed as
+    ``100 / (100 - utilization_pct)``, whose difference is exact near 100 %.
     """
     u = real(utilization_pct, "utilization_pct", low=0, high=100, high_open=True, unit="%")
-    return 1.0 / (1.0 - u / 100.0)
+    return 100.0 / (100.0 - u)

@@ -19,6 +19,11 @@ settings there is one residual degree of freedom and the 97.5 % quantile of Stud
 12.5
 
 Times may be in any unit (the estimates come out in the same unit).
+
+Accepted inputs, as in the models: counts (``n``, ``threads``, ``requests_per_thread``) are
+integers in [1, 2**53], measured times and the other positive quantities lie in
+[1e-100, 1e100], so that every result is a finite number; anything else raises ``ValueError``
+naming the parameter and its range.
 """
 
 from __future__ import annotations
@@ -26,10 +31,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from ..._validation import MAGNITUDE_RANGE, MAX_INTEGER, integer, real
 
 __all__ = [
     "SetupCostFit",
@@ -40,39 +48,55 @@ __all__ = [
 ]
 
 ArrayLike = Sequence[float] | np.ndarray | pd.Series
+# Bound on the model's two parameters (fitted estimates may be negative): the sum stays finite.
+_ESTIMATE_BOUND = 1e300
 
 
 def _integers_at_least_one(values, name: str) -> np.ndarray:
-    """``values`` as an int64 array, or ValueError naming ``name`` and the allowed range."""
-    message = f"{name} must be integers >= 1, got {{!r}}"
-    array = np.atleast_1d(np.asarray(values, dtype=object))
-    if array.ndim != 1:
+    """``values`` as an int64 array of integers in [1, 2**53], or ValueError naming ``name`` and
+    the allowed range (element by element, so that a boolean among numbers is refused too)."""
+    message = f"{name} must be integers >= 1 and <= {MAX_INTEGER}, got {{!r}}"
+    try:
+        array = np.atleast_1d(np.asarray(values, dtype=object))
+    except ValueError:  # ragged
+        raise ValueError(message.format(values)) from None
+    if array.ndim != 1 or array.size == 0:
         raise ValueError(message.format(values))
     out = []
     for value in array:
         if isinstance(value, bool | np.bool_ | str | bytes) or value is None or value is pd.NA:
             raise ValueError(message.format(value))
+        if isinstance(value, int | np.integer):  # exact, however large
+            if not 1 <= value <= MAX_INTEGER:
+                raise ValueError(message.format(value))
+            out.append(int(value))
+            continue
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(message.format(value)) from None
-        if not math.isfinite(number) or number < 1 or number != math.floor(number):
+        if (not math.isfinite(number) or number < 1 or number > MAX_INTEGER
+                or number != math.floor(number)):
             raise ValueError(message.format(value))
         out.append(int(number))
     return np.asarray(out, dtype=np.int64)
 
 
 def _positive_numbers(values, name: str) -> np.ndarray:
-    """``values`` as a float array, or ValueError naming ``name`` and the allowed range."""
-    message = f"{name} must be finite numbers > 0, got {values!r}"
+    """``values`` as a 1-d float array of numbers in [1e-100, 1e100], or ValueError naming
+    ``name`` and the allowed range."""
+    low, high = MAGNITUDE_RANGE
+    message = f"{name} must be numbers in [{low:g}, {high:g}], got {values!r}"
     if isinstance(values, str | bytes):
         raise ValueError(message)
     try:
-        array = np.atleast_1d(np.asarray(values, dtype=float))
-    except (TypeError, ValueError):
+        raw = np.atleast_1d(np.asarray(values, dtype=object))
+        if any(isinstance(v, bool | np.bool_ | str | bytes) or v is None for v in raw.flat):
+            raise ValueError(message)
+        array = raw.astype(float)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(message) from None
-    if array.ndim != 1 or array.size == 0 or not np.all(np.isfinite(array)) \
-            or not np.all(array > 0):
+    if array.ndim != 1 or array.size == 0 or not np.all((array >= low) & (array <= high)):
         raise ValueError(message)
     return array
 
@@ -86,14 +110,14 @@ def time_per_request(n, t_request: float, t_setup: float):
     """The model ``t(n) = t_request + t_setup / n`` for integer ``n >= 1``.
 
     Returns a float for a scalar ``n`` and an array otherwise.
-    ``t_request`` and ``t_setup`` must be finite; they may be zero or negative only because a
-    fitted estimate can be (the model is evaluated as it is fitted, not clipped).
+    ``n``: integers in [1, 2**53]. ``t_request`` and ``t_setup``: numbers in [-1e300, 1e300]
+    (so that their sum is finite); they may be zero or negative only because a fitted estimate
+    can be (the model is evaluated as it is fitted, not clipped).
     """
     ns = _integers_at_least_one(n, "n")
-    for name, value in (("t_request", t_request), ("t_setup", t_setup)):
-        if not math.isfinite(float(value)):
-            raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return _like(n, float(t_request) + float(t_setup) / ns)
+    request = real(t_request, "t_request", low=-_ESTIMATE_BOUND, high=_ESTIMATE_BOUND)
+    setup = real(t_setup, "t_setup", low=-_ESTIMATE_BOUND, high=_ESTIMATE_BOUND)
+    return _like(n, request + setup / ns)
 
 
 @dataclass(frozen=True)
@@ -152,14 +176,26 @@ class SetupCostFit:
         """The (real) ``n`` at which the fitted curve equals ``t``: ``t_setup / (t - t_request)``.
 
         Only defined where the curve reaches ``t`` for some n >= 1, i.e. between ``t_request``
-        (excluded) and ``t(1) = t_request + t_setup`` when ``t_setup > 0``.
+        (excluded) and ``t(1) = t_request + t_setup`` when ``t_setup > 0``, and far enough above
+        ``t_request`` that the ``n`` is a finite number.
         """
-        value = float(t)
         top = self.t_request + self.t_setup
+        allowed = (f"a number in ({self.t_request:.6g}, {top:.6g}], the range the fitted curve "
+                   "covers for n >= 1")
+        if isinstance(t, bool | np.bool_) or not isinstance(t, Real):
+            raise ValueError(f"t must be {allowed}; got {t!r}")
+        try:
+            value = float(t)
+        except OverflowError:
+            value = math.inf
         if self.t_setup <= 0 or not (self.t_request < value <= top):
             raise ValueError(f"t must lie in ({self.t_request:.6g}, {top:.6g}], the range the "
                              f"fitted curve covers for n >= 1; got {t!r}")
-        return self.t_setup / (value - self.t_request)
+        n = self.t_setup / (value - self.t_request)
+        if not math.isfinite(n):
+            raise ValueError(f"t must lie far enough above t_request = {self.t_request!r} for n "
+                             f"to be a finite number; got {t!r}")
+        return n
 
     def summary(self) -> pd.DataFrame:
         """The two estimates with standard errors and intervals, one row each."""
@@ -179,8 +215,9 @@ class SetupCostFit:
 def fit_setup_cost(n: ArrayLike, t: ArrayLike, *, confidence: float = 0.95) -> SetupCostFit:
     """Fit ``t(n) = t_request + t_setup / n`` to measured times ``t`` at settings ``n``.
 
-    ``n``: requests per connection, integers >= 1, at least two distinct values.
-    ``t``: the measured time per request at each ``n``, finite and > 0, same length as ``n``.
+    ``n``: requests per connection, integers in [1, 2**53], at least two distinct values.
+    ``t``: the measured time per request at each ``n``, in [1e-100, 1e100], same length as
+    ``n``.
     ``confidence``: level of the intervals, strictly between 0 and 1.
     """
     ns = _integers_at_least_one(n, "n")
@@ -231,11 +268,18 @@ def fit_setup_cost(n: ArrayLike, t: ArrayLike, *, confidence: float = 0.95) -> S
 def connections_opened(threads: int, requests_per_thread: int, n):
     """Connections a closed-loop client opens: each thread keeps its own connection and opens a
     new one every ``n`` requests, so ``threads * ceil(requests_per_thread / n)``. An int for a
-    scalar ``n``, else an int64 array."""
-    for name, value in (("threads", threads), ("requests_per_thread", requests_per_thread)):
-        _integers_at_least_one(value, name)
+    scalar ``n``, else an int64 array.
+
+    ``threads``, ``requests_per_thread`` and ``n`` are integers in [1, 2**53], and
+    ``threads * requests_per_thread`` (the most connections) must be at most 2**53 too.
+    """
+    count = integer(threads, "threads", low=1, high=MAX_INTEGER)
+    per_thread = integer(requests_per_thread, "requests_per_thread", low=1, high=MAX_INTEGER)
+    if count * per_thread > MAX_INTEGER:
+        raise ValueError(f"threads * requests_per_thread must be at most {MAX_INTEGER} (the "
+                         f"requests of the run), got {count} * {per_thread}")
     ns = _integers_at_least_one(n, "n")
-    opened = int(threads) * -(-int(requests_per_thread) // ns)
+    opened = count * -(-per_thread // ns)
     return int(opened[0]) if np.ndim(n) == 0 else opened
 
 
@@ -245,13 +289,18 @@ def time_wait_sockets(connections, run_time_s, time_wait_s: float):
     ``connections`` closed evenly over ``run_time_s`` seconds arrive in TIME_WAIT at rate
     ``connections / run_time_s`` and stay ``time_wait_s`` seconds (60 s on Linux; other
     systems differ). When the run is shorter than ``time_wait_s`` every closed connection is
-    still waiting, hence ``rate * min(time_wait_s, run_time_s)``. All inputs must be > 0.
+    still waiting, hence ``rate * min(time_wait_s, run_time_s)``.
+
+    ``connections`` and ``run_time_s`` (s): numbers or 1-d sequences of numbers in
+    [1e-100, 1e100], of one length or one of them a single number; ``time_wait_s``: one number
+    in [1e-100, 1e100] s. The result is then at most 1e300.
     """
     conns = _positive_numbers(connections, "connections")
     runs = _positive_numbers(run_time_s, "run_time_s")
     wait = _positive_numbers(time_wait_s, "time_wait_s")
     if wait.size != 1:
-        raise ValueError(f"time_wait_s must be one number > 0 (seconds), got {time_wait_s!r}")
+        raise ValueError(f"time_wait_s must be one number in [1e-100, 1e+100] (seconds), got "
+                         f"{time_wait_s!r}")
     if conns.shape != runs.shape and conns.size != 1 and runs.size != 1:
         raise ValueError(f"connections and run_time_s must have the same length, got "
                          f"{conns.size} and {runs.size}")

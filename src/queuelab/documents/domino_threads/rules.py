@@ -15,7 +15,7 @@ import math
 from fractions import Fraction
 
 from ... import stated
-from ..._validation import integer, real
+from ..._validation import MAX_INTEGER, integer, real
 
 __all__ = ["domino_initial_threads", "domino_starting_percent"]
 
@@ -39,7 +39,7 @@ def domino_initial_threads(users: int, *, percent: float | None = None) -> int:
     share is rounded *up* to a whole thread, so that 25 users give 3 threads, not 2.5, and the
     pool never starts empty.
 
-    ``users``: expected web users, an integer of at least 1.
+    ``users``: expected web users, an integer in [1, 2**53].
     ``percent``: the share in percent, in (0, 100]; by default the article's (10).
 
     >>> domino_initial_threads(25)
@@ -47,7 +47,7 @@ def domino_initial_threads(users: int, *, percent: float | None = None) -> int:
     >>> domino_initial_threads(350, percent=20)
     70
     """
-    users = integer(users, "users", low=1, unit="(expected web users)")
+    users = integer(users, "users", low=1, high=MAX_INTEGER, unit="(expected web users)")
     if percent is None:
         share = domino_starting_percent()
     else:

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stated
+from ..._validation import real
 from ...models import thread_pool
 from . import claims as im
 
@@ -72,12 +73,15 @@ def metrics(cpu_share: float, thread_overhead: float = 0.0, pool_overhead: float
             *, method: str = "exact") -> pd.DataFrame:
     """The model at every (queue, threads, clients) of Table 1 for one parameter cell: one row
     each with ``response_time`` (s), ``throughput`` (1/s), ``rejection_probability`` and
-    ``dropped_per_test`` (expected drops in one run)."""
-    if not 0 < cpu_share <= 1:
-        raise ValueError(f"cpu_share must be in (0, 1], got {cpu_share!r}")
-    for name, v in (("thread_overhead", thread_overhead), ("pool_overhead", pool_overhead)):
-        if not v >= 0:
-            raise ValueError(f"{name} must be a number >= 0, got {v!r}")
+    ``dropped_per_test`` (expected drops in one run).
+
+    ``cpu_share`` in [1e-50, 1]; ``thread_overhead`` and ``pool_overhead`` numbers >= 0 that keep
+    the CPU time per request within the model's range (else :func:`queuelab.thread_pool`
+    refuses them by name).
+    """
+    cpu_share = real(cpu_share, "cpu_share", low=1e-50, high=1)
+    thread_overhead = real(thread_overhead, "thread_overhead", low=0)
+    pool_overhead = real(pool_overhead, "pool_overhead", low=0)
     S, Z = im.service_time(), im.think_time()
     ks = np.asarray(im.table1("clients"))
     rows = []

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ... import data
-from ..._validation import integer, real
+from ..._validation import MAX_INTEGER, integer, real
 
 __all__ = [
     "DOC",
@@ -60,6 +60,10 @@ READING_TITLES = {
 # stated_values quantities that say a figure has no (full) 8-CPU point.
 _NO_TOP_POINT = ("cpus_not_provided", "cpus_unavailable", "cpus_not_shown", "cpus_not_available")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+# Under "per_cpu" the factors are added CPU by CPU up to this many CPUs (every count the chapters
+# print), and as factor x number of CPUs per segment beyond, so that no call loops over 2**53
+# CPUs; the two sums differ only by rounding in the last bits.
+_PER_CPU_STEPS = 4096
 
 
 def _reading(reading: str) -> str:
@@ -94,17 +98,19 @@ def _factor_at(segments: list[tuple[float, float]], cpus: float, name: str) -> f
     for up_to, f in segments:
         if cpus <= up_to:
             return f
-    raise ValueError(f"{name}: segments end at {segments[-1][0]:g} CPUs, below {cpus:g}")
+    raise ValueError(f"{name} must be covered by the segments: segments end at "
+                     f"{segments[-1][0]:g} CPUs, below {cpus:g}")
 
 
 def piecewise_speedup(segments, cpus: int, reading: str = PRIMARY_READING) -> float:
     """Speedup on ``cpus`` CPUs over one CPU for a factor that may change with the CPU count.
 
     ``segments``: ``[(up_to_cpus, factor), ...]`` with factors in (0, 1] (fractions, not
-    percent) and ``up_to_cpus`` strictly increasing; they must cover ``cpus``. ``cpus`` an
-    integer in [1, inf); ``reading`` one of :data:`READINGS`.
+    percent) and ``up_to_cpus`` numbers >= 1, strictly increasing (the last may be ``math.inf``);
+    they must cover ``cpus``. ``cpus`` an integer in [1, 2**53]; ``reading`` one of
+    :data:`READINGS`. Every reading takes a time independent of ``cpus``.
     """
-    n = integer(cpus, "cpus", low=1)
+    n = integer(cpus, "cpus", low=1, high=MAX_INTEGER)
     reading = _reading(reading)
     parts = _segments(segments)
     if n == 1:
@@ -113,7 +119,10 @@ def piecewise_speedup(segments, cpus: int, reading: str = PRIMARY_READING) -> fl
     if reading == "efficiency":
         return _factor_at(parts, n, "cpus") * n
     if reading == "per_cpu":
-        return 1.0 + sum(_factor_at(parts, k, "cpus") for k in range(2, n + 1))
+        _factor_at(parts, n, "cpus")  # the segments cover n
+        if n <= _PER_CPU_STEPS:
+            return 1.0 + sum(_factor_at(parts, k, "cpus") for k in range(2, n + 1))
+        return 1.0 + _per_cpu_sum(parts, n)
     # Doubling: integrate log(1 + f) over log2 of the CPU count, segment by segment.
     log_speedup, low = 0.0, 0.0
     top = math.log2(n)
@@ -129,10 +138,24 @@ def piecewise_speedup(segments, cpus: int, reading: str = PRIMARY_READING) -> fl
     return math.exp(log_speedup)
 
 
+def _per_cpu_sum(parts: list[tuple[float, float]], n: int) -> float:
+    """The sum of the factors of CPUs 2 to n: each segment's factor times the number of CPU
+    counts k in [2, n] it covers (up_to_cpus of the segment before < k <= its own)."""
+    total, covered = 0.0, 1  # CPU counts 2..covered are summed
+    for up_to, f in parts:
+        last = n if up_to == math.inf else min(n, math.floor(up_to))
+        if last > covered:
+            total += f * (last - covered)
+            covered = last
+        if covered >= n:
+            break
+    return total
+
+
 def implied_speedup(factor: float, cpus: int, reading: str = PRIMARY_READING) -> float:
     """Speedup on ``cpus`` CPUs over one CPU implied by a constant scaling ``factor``.
 
-    ``factor`` in (0, 1] as a fraction (0.65 for "65%"), ``cpus`` an integer in [1, inf),
+    ``factor`` in (0, 1] as a fraction (0.65 for "65%"), ``cpus`` an integer in [1, 2**53],
     ``reading`` one of :data:`READINGS`. 100 % gives S(n) = n under every reading.
     """
     return piecewise_speedup([(math.inf, _factor(factor))], cpus, reading)
@@ -142,12 +165,12 @@ def implied_factor(speedup: float, cpus: int, reading: str = PRIMARY_READING) ->
     """The constant factor that would give ``speedup`` on ``cpus`` CPUs (inverse of
     :func:`implied_speedup`).
 
-    ``speedup`` in (0, inf), ``cpus`` an integer in [2, inf). The result is not clipped to
-    (0, 1]: a speedup above linear gives a factor above 1, a slowdown a negative one (or, for
+    ``speedup`` a finite number > 0, ``cpus`` an integer in [2, 2**53]. The result is not clipped
+    to (0, 1]: a speedup above linear gives a factor above 1, a slowdown a negative one (or, for
     ``"efficiency"``, a factor below 1/cpus).
     """
     s = real(speedup, "speedup", low=0, low_open=True)
-    n = integer(cpus, "cpus", low=2)
+    n = integer(cpus, "cpus", low=2, high=MAX_INTEGER)
     reading = _reading(reading)
     if reading == "efficiency":
         return s / n

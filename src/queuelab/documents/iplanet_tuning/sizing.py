@@ -10,8 +10,13 @@
   second; conversely a target rate X needs at least X * t threads (Little's law).
 
 The rules' constants (64 MB, 50 users, 512 KB, 1544 kbit/s) are read from
-``data/iplanet-tuning/stated_values.csv``; every argument can override them. Bad input raises
-``ValueError`` naming the parameter and the allowed range.
+``data/iplanet-tuning/stated_values.csv``; every argument can override them.
+
+Every calculator states the inputs it accepts, with the bounds of the models: counts (CPUs,
+threads, users for memory) are integers up to 2**53 (:data:`~queuelab._validation.MAX_INTEGER`),
+times, rates and sizes lie in [1e-100, 1e100] (or are 0 where 0 makes sense,
+:data:`~queuelab._validation.MAGNITUDE_RANGE`), so that every result is a finite number. Other
+input raises ``ValueError`` naming the parameter and the allowed range.
 
 >>> memory_mb(4)
 256.0
@@ -24,10 +29,11 @@ The rules' constants (64 MB, 50 users, 512 KB, 1544 kbit/s) are read from
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import cache
 
 from ... import data, stated
-from ..._validation import integer, real
+from ..._validation import MAX_INTEGER, integer, magnitude
 
 __all__ = [
     "BYTES_PER_KB",
@@ -60,13 +66,15 @@ _CONSTANTS = {
     "t1_line_kbit_s": "t1_line_rate",
 }
 # Relative tolerance when a ratio that is whole in exact arithmetic is rounded up.
-_REL_TOL = 1e-9
+_REL_TOL = Fraction(1, 10**9)
 
 
-def _round_up(ratio: float) -> int:
-    """``ceil(ratio)``, but a ratio within rounding noise of a whole number is that number."""
+def _round_up(ratio: Fraction) -> int:
+    """``ceil(ratio)``, but a ratio within rounding noise of a whole number (a relative
+    :data:`_REL_TOL`) is that number. ``ratio`` is the exact product or quotient of the inputs,
+    so that no rounding of a float ratio (more than 1 beyond 2**53) moves the count."""
     nearest = round(ratio)
-    if nearest > 0 and math.isclose(ratio, nearest, rel_tol=_REL_TOL, abs_tol=0.0):
+    if nearest > 0 and abs(ratio - nearest) <= _REL_TOL * max(abs(ratio), nearest):
         return int(nearest)
     return math.ceil(ratio)
 
@@ -77,7 +85,7 @@ def rule_constant(name: str) -> float:
     >>> rule_constant("t1_line_kbit_s")
     1544.0
     """
-    if name not in _CONSTANTS:
+    if not isinstance(name, str) or name not in _CONSTANTS:
         raise ValueError(f"name must be one of {sorted(_CONSTANTS)}, got {name!r}")
     return _constant(_CONSTANTS[name], str(data.data_dir()))
 
@@ -113,21 +121,25 @@ def memory_mb(
       one CPU) - the two sentences read as separate additions.
 
     Users: ``per_user_kb`` for every peak concurrent user beyond ``users_included``, at 1024 KB
-    per MB. ``cpus`` an integer in [1, inf), ``peak_users`` an integer in [0, inf).
+    per MB.
+
+    Accepted: ``cpus`` an integer in [1, 2**53], ``peak_users`` and ``users_included`` integers
+    in [0, 2**53], ``baseline_mb``, ``per_cpu_mb`` (MB) and ``per_user_kb`` (KB) each 0 or in
+    [1e-100, 1e100].
     """
-    cpus = integer(cpus, "cpus", low=1)
-    peak_users = integer(peak_users, "peak_users", low=0)
+    cpus = integer(cpus, "cpus", low=1, high=MAX_INTEGER)
+    peak_users = integer(peak_users, "peak_users", low=0, high=MAX_INTEGER)
     if composition not in COMPOSITIONS:
         raise ValueError(f"composition must be one of {COMPOSITIONS}, got {composition!r}")
-    base = real(rule_constant("memory_baseline_mb") if baseline_mb is None else baseline_mb,
-                "baseline_mb", low=0, unit="MB")
-    per_cpu = real(rule_constant("memory_per_cpu_mb") if per_cpu_mb is None else per_cpu_mb,
-                   "per_cpu_mb", low=0, unit="MB")
+    base = magnitude(rule_constant("memory_baseline_mb") if baseline_mb is None
+                     else baseline_mb, "baseline_mb", zero=True, unit="MB")
+    per_cpu = magnitude(rule_constant("memory_per_cpu_mb") if per_cpu_mb is None
+                        else per_cpu_mb, "per_cpu_mb", zero=True, unit="MB")
     included = integer(int(rule_constant("users_before_extra_memory"))
                        if users_included is None else users_included,
-                       "users_included", low=0)
-    per_user = real(rule_constant("memory_per_extra_user_kb") if per_user_kb is None
-                    else per_user_kb, "per_user_kb", low=0, unit="KB")
+                       "users_included", low=0, high=MAX_INTEGER)
+    per_user = magnitude(rule_constant("memory_per_extra_user_kb") if per_user_kb is None
+                         else per_user_kb, "per_user_kb", zero=True, unit="KB")
     if composition == "example":
         cpu_part = max(base, cpus * per_cpu)
     else:
@@ -140,12 +152,14 @@ def bandwidth_kb_s(users: float, document_kb: float, transfer_time_s: float) -> 
 
     "[...] multiply that number of users by the average request size on your site [...] decide
     how long the average user will be willing to wait for a document, at peak utilization.
-    Divide by that number of seconds." ``users`` in [0, inf), ``document_kb`` in [0, inf) kB,
-    ``transfer_time_s`` in (0, inf) s.
+    Divide by that number of seconds."
+
+    Accepted: ``users`` and ``document_kb`` (kB) 0 or in [1e-100, 1e100], ``transfer_time_s``
+    in [1e-100, 1e100] s; the result is then at most 1e300 kB/s.
     """
-    users = real(users, "users", low=0)
-    size = real(document_kb, "document_kb", low=0, unit="kB")
-    seconds = real(transfer_time_s, "transfer_time_s", low=0, low_open=True, unit="s")
+    users = magnitude(users, "users", zero=True)
+    size = magnitude(document_kb, "document_kb", zero=True, unit="kB")
+    seconds = magnitude(transfer_time_s, "transfer_time_s", unit="s")
     return users * size / seconds
 
 
@@ -154,7 +168,8 @@ def bandwidth_kbit_s(users: float, document_kb: float, transfer_time_s: float, *
     """The same bandwidth in kbit/s (1 kbit = 1000 bit, as in the T1 rate of 1544 kbit/s).
 
     ``bytes_per_kb`` is the size of the document's "kB": 1000 (what the guide's example
-    implies: 240 kB/s x 8 = 1920 kbit/s) or 1024 (which would give 1966.08 kbit/s).
+    implies: 240 kB/s x 8 = 1920 kbit/s) or 1024 (which would give 1966.08 kbit/s). The other
+    inputs are those of :func:`bandwidth_kb_s`.
     """
     if isinstance(bytes_per_kb, bool) or bytes_per_kb not in BYTES_PER_KB:
         raise ValueError(f"bytes_per_kb must be one of {BYTES_PER_KB}, got {bytes_per_kb!r}")
@@ -164,13 +179,14 @@ def bandwidth_kbit_s(users: float, document_kb: float, transfer_time_s: float, *
 def t1_lines(kbit_s: float, *, line_kbit_s: float | None = None) -> int:
     """T1 lines needed for ``kbit_s`` of WAN bandwidth: the ratio rounded up.
 
-    ``line_kbit_s`` defaults to the guide's 1544 kbit/s per T1 line. ``kbit_s`` in [0, inf)
-    kbit/s, ``line_kbit_s`` in (0, inf) kbit/s.
+    ``line_kbit_s`` defaults to the guide's 1544 kbit/s per T1 line.
+
+    Accepted: ``kbit_s`` 0 or in [1e-100, 1e100] kbit/s, ``line_kbit_s`` in [1e-100, 1e100] kbit/s.
     """
-    need = real(kbit_s, "kbit_s", low=0, unit="kbit/s")
-    line = real(rule_constant("t1_line_kbit_s") if line_kbit_s is None else line_kbit_s,
-                "line_kbit_s", low=0, low_open=True, unit="kbit/s")
-    lines = _round_up(need / line)
+    need = magnitude(kbit_s, "kbit_s", zero=True, unit="kbit/s")
+    line = magnitude(rule_constant("t1_line_kbit_s") if line_kbit_s is None else line_kbit_s,
+                     "line_kbit_s", unit="kbit/s")
+    lines = _round_up(Fraction(need) / Fraction(line))
     return max(lines, 1) if need > 0 else lines  # a tiny positive need still needs a line
 
 
@@ -179,11 +195,12 @@ def max_throughput(threads: int, request_time_s: float) -> float:
 
     Each request holds a thread for ``request_time_s`` seconds, so ``threads`` threads finish
     at most ``threads / request_time_s`` requests per second (the bound is reached only when
-    every thread is always busy). ``threads`` an integer in [1, inf), ``request_time_s`` in
-    (0, inf) s.
+    every thread is always busy).
+
+    Accepted: ``threads`` an integer in [1, 2**53], ``request_time_s`` in [1e-100, 1e100] s.
     """
-    n = integer(threads, "threads", low=1)
-    t = real(request_time_s, "request_time_s", low=0, low_open=True, unit="s")
+    n = integer(threads, "threads", low=1, high=MAX_INTEGER)
+    t = magnitude(request_time_s, "request_time_s", unit="s")
     return n / t
 
 
@@ -193,8 +210,10 @@ def threads_for_throughput(throughput: float, request_time_s: float) -> int:
     By Little's law the mean number of busy threads is throughput x request time; the pool
     needs at least that many, rounded up. This is a floor: bursts queue unless there is
     headroom, and requests that wait on slow clients (IOTimeout) hold threads longer.
-    ``throughput`` in (0, inf) requests/s, ``request_time_s`` in (0, inf) s.
+
+    Accepted: ``throughput`` in [1e-100, 1e100] requests/s, ``request_time_s`` in
+    [1e-100, 1e100] s.
     """
-    x = real(throughput, "throughput", low=0, low_open=True, unit="requests/s")
-    t = real(request_time_s, "request_time_s", low=0, low_open=True, unit="s")
-    return max(1, _round_up(x * t))
+    x = magnitude(throughput, "throughput", unit="requests/s")
+    t = magnitude(request_time_s, "request_time_s", unit="s")
+    return max(1, _round_up(Fraction(x) * Fraction(t)))

@@ -33,6 +33,7 @@ Defaults for RqThrottleMin (48) and RqThrottle (128) are the guide's stated defa
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -43,11 +44,13 @@ import pandas as pd
 import simpy
 
 from ... import data, stated
-from ..._validation import integer, real
+from ..._validation import MAX_INTEGER, integer, magnitude, real
 
 __all__ = [
     "DOC",
     "MAX_EXPECTED_ARRIVALS",
+    "MAX_PHASES",
+    "MAX_THREADS",
     "PostingRun",
     "default_setting",
     "simulate_posting",
@@ -55,8 +58,13 @@ __all__ = [
 ]
 
 DOC = "iplanet-tuning"
-# Keeps a run to seconds of wall-clock time.
+#: Most expected arrivals of one run (each is a few simpy events): keeps a run to seconds.
 MAX_EXPECTED_ARRIVALS = 200_000
+#: Largest RqThrottle simulated: every thread is a simpy process waiting on the connection
+#: queue, and each connection handed out costs time in proportion to the waiting threads.
+MAX_THREADS = 10_000
+#: Most load phases of one run.
+MAX_PHASES = 10_000
 MAX_SAMPLES = 5_000
 
 
@@ -102,13 +110,16 @@ def _phases(phases, horizon: float) -> list[tuple[float, float]]:
     if isinstance(phases, (str, bytes)) or not isinstance(phases, Sequence) or not phases:
         raise ValueError("phases must be a non-empty sequence of (start_s, rate_per_s) pairs, "
                          f"got {phases!r}")
+    if len(phases) > MAX_PHASES:
+        raise ValueError(f"phases must hold at most MAX_PHASES = {MAX_PHASES} pairs, got "
+                         f"{len(phases)}")
     out: list[tuple[float, float]] = []
     for i, pair in enumerate(phases):
         if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
             raise ValueError(f"phases[{i}] must be a pair (start_s, rate_per_s), got {pair!r}")
         start = real(pair[0], f"phases[{i}] start", low=0, high=horizon, high_open=True,
                      unit="s")
-        rate = real(pair[1], f"phases[{i}] rate", low=0, unit="connections/s")
+        rate = magnitude(pair[1], f"phases[{i}] rate", zero=True, unit="connections/s")
         if i == 0 and start != 0:
             raise ValueError(f"phases[0] start must be 0 s, got {pair[0]!r}")
         if out and start <= out[-1][0]:
@@ -132,21 +143,25 @@ def simulate_posting(
 ) -> PostingRun:
     """Simulate the thread-posting policy under a piecewise-constant Poisson load.
 
-    ``phases``: ``[(start_s, rate_per_s), ...]``, the first starting at 0, starts strictly
-    increasing and below ``horizon``; rates in [0, inf) connections/s.
-    ``service_time``: mean request time in (0, inf) s (exponential).
-    ``horizon``: simulated time in (0, inf) s.
-    ``thread_increment``: ThreadIncrement, an integer in [1, inf).
-    ``check_every``: connections between two posting decisions, an integer in [1, inf); by
+    ``phases``: ``[(start_s, rate_per_s), ...]``, at most :data:`MAX_PHASES` pairs, the first
+    starting at 0, starts strictly increasing and below ``horizon``; rates 0 or in
+    [1e-100, 1e100] connections/s.
+    ``service_time``: mean request time in [1e-100, 1e100] s (exponential).
+    ``horizon``: simulated time in [1e-100, 1e100] s.
+    ``thread_increment``: ThreadIncrement, an integer in [1, 2**53].
+    ``check_every``: connections between two posting decisions, an integer in [1, 2**53]; by
     default the guide's 16.
     ``rq_throttle_min``, ``rq_throttle``: starting and maximum threads, integers with
-    1 <= RqThrottleMin <= RqThrottle; by default the guide's 48 and 128.
-    ``queue_limit``: most connections waiting, an integer in [1, inf), or None for no limit.
+    1 <= RqThrottleMin <= RqThrottle <= :data:`MAX_THREADS` (10,000); by default the guide's
+    48 and 128.
+    ``queue_limit``: most connections waiting, an integer in [1, 2**53], or None for no limit.
     ``sample_interval``: time between trace samples in (0, horizon] s (default horizon / 400;
     at most 5000 samples).
-    ``seed``: an integer in [0, inf); equal seeds give equal runs.
+    ``seed``: an integer in [0, 2**53]; equal seeds give equal runs.
 
-    Expected arrivals (sum of rate x duration) are capped at 200,000 to keep runs short.
+    Expected arrivals (sum of rate x duration) are capped at :data:`MAX_EXPECTED_ARRIVALS`
+    (200,000) and pools at :data:`MAX_THREADS`, which keeps a run within seconds; a longer
+    study is several runs (shorter horizons, lower rates, or fewer threads).
     """
     plan, settings = _settings(phases, service_time=service_time, horizon=horizon,
                                thread_increment=thread_increment, check_every=check_every,
@@ -160,22 +175,23 @@ def simulate_posting(
 def _settings(phases, *, service_time, horizon, thread_increment, check_every, rq_throttle_min,
               rq_throttle, queue_limit, sample_interval, seed) -> tuple[list, dict]:
     """The checked phases and settings of :func:`simulate_posting`, defaults from the guide."""
-    horizon = real(horizon, "horizon", low=0, low_open=True, unit="s")
+    horizon = magnitude(horizon, "horizon", unit="s")
     plan = _phases(phases, horizon)
-    service_time = real(service_time, "service_time", low=0, low_open=True, unit="s")
-    increment = integer(thread_increment, "thread_increment", low=1)
+    service_time = magnitude(service_time, "service_time", unit="s")
+    increment = integer(thread_increment, "thread_increment", low=1, high=MAX_INTEGER)
     check_every = integer(stated_check_counts()[0] if check_every is None else check_every,
-                          "check_every", low=1)
+                          "check_every", low=1, high=MAX_INTEGER)
     low = integer(default_setting("RqThrottleMin") if rq_throttle_min is None
-                  else rq_throttle_min, "rq_throttle_min", low=1)
+                  else rq_throttle_min, "rq_throttle_min", low=1, high=MAX_THREADS)
     high = integer(default_setting("RqThrottle") if rq_throttle is None else rq_throttle,
-                   "rq_throttle", low=low)
-    limit = math.inf if queue_limit is None else integer(queue_limit, "queue_limit", low=1)
+                   "rq_throttle", low=low, high=MAX_THREADS)
+    limit = math.inf if queue_limit is None else integer(queue_limit, "queue_limit", low=1,
+                                                         high=MAX_INTEGER)
     if sample_interval is None:
         sample_interval = horizon / 400
     step = real(sample_interval, "sample_interval", low=horizon / MAX_SAMPLES, high=horizon,
                 unit="s")
-    seed = integer(seed, "seed", low=0)
+    seed = integer(seed, "seed", low=0, high=MAX_INTEGER)
     return plan, {"service_time": service_time, "horizon": horizon,
                   "thread_increment": increment, "check_every": check_every,
                   "rq_throttle_min": low, "rq_throttle": high, "queue_limit": limit,
@@ -200,6 +216,7 @@ class _PostingSimulation:
     def __init__(self, plan: list[tuple[float, float]], settings: dict) -> None:
         self.plan, self.settings = plan, settings
         self.ends = _phase_ends(plan, settings["horizon"])
+        self.starts = [start for start, _ in plan]
         seeds = random.Random(settings["seed"])
         self.arrival_rng = random.Random(seeds.getrandbits(64))
         self.service_rng = random.Random(seeds.getrandbits(64))
@@ -214,10 +231,8 @@ class _PostingSimulation:
         self.trace: list[dict] = []
 
     def phase_of(self, t: float) -> int:
-        i = 0
-        while i + 1 < len(self.plan) and t >= self.plan[i + 1][0]:
-            i += 1
-        return i
+        """The phase that holds time ``t``: the last whose start is not after it."""
+        return bisect.bisect_right(self.starts, t) - 1
 
     def note_queue(self) -> None:
         n = len(self.queue.items)
@@ -289,14 +304,16 @@ class _PostingSimulation:
 
     def sampler(self):
         env, step, horizon = self.env, self.settings["sample_interval"], self.settings["horizon"]
+        # sample times to 1e-9 s, or to a millionth of a step for steps below a millisecond
+        digits = max(9, 6 - math.floor(math.log10(step)))
         k = 0
         while True:
             t = k * step
-            if t > horizon + 1e-12:
+            if t > horizon + 1e-9 * step:  # past the horizon by more than rounding
                 return
             if t > env.now:
                 yield env.timeout(t - env.now)
-            self.trace.append({"time": round(t, 9), "threads": self.st["threads"],
+            self.trace.append({"time": round(t, digits), "threads": self.st["threads"],
                                "queue_length": len(self.queue.items),
                                "busy_threads": self.st["busy"]})
             k += 1
