@@ -50,6 +50,23 @@ def test_excerpt_is_verbatim_in_the_document(document, name):
         assert fragment in text, f"{document}/{name}: fragment not verbatim:\n{fragment[:300]}"
 
 
+def excerpt_files():
+    """Every verbatim excerpt under a document's source/ folder, those behind no table (the
+    passages the chapters quote, source/quotations.txt) included."""
+    return [pytest.param(d, p.name, id=f"{d}/{p.name}") for d in data.documents()
+            for p in sorted((data.data_dir() / d / "source").glob("*.txt"))]
+
+
+@pytest.mark.parametrize("document,filename", excerpt_files())
+def test_every_excerpt_file_is_verbatim_in_the_document(document, filename):
+    if not inventory.SEEDS.is_dir():
+        pytest.skip("../shared/seeds is not beside the repository; verbatim check needs it")
+    text = seed_text(document)
+    excerpt = (data.data_dir() / document / "source" / filename).read_text(encoding="utf-8")
+    for fragment in provenance.excerpt_fragments(excerpt):
+        assert fragment in text, f"{document}/{filename}: fragment not verbatim:\n{fragment[:300]}"
+
+
 @pytest.mark.parametrize("document", data.documents())
 def test_stated_values_quote_the_document(document):
     table = provenance.read_csv_as_text(document, "stated_values")

@@ -9,7 +9,7 @@ from pathlib import Path
 import inventory
 import pytest
 
-from queuelab import data, status
+from queuelab import audit, data, status
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "notebooks" / "reproduction-status.ipynb"
@@ -97,3 +97,11 @@ def test_inventory_prefixes_are_the_documents_in_the_same_order():
     if not inventory.available():
         pytest.skip("../shared/INVENTORY.md is not beside the repository")
     assert inventory.inventory_prefixes() == [data.prefix(d) for d in data.documents()]
+
+
+def test_a_claim_nothing_could_test_is_not_called_recomputed():
+    table = status.status_table().set_index("id")
+    for finding in audit.findings().itertuples():
+        untested = finding.evidence.startswith(audit.UNTESTED_MARK)
+        expected = "not reproducible" if untested else "recomputed"
+        assert table.loc[finding.id, "status"] == expected, finding.id

@@ -7,8 +7,14 @@ Each check is a function registered under its inventory ID that computes, from t
            statement="For a fixed thread setting, response time rises with users")
     def _(): ...  # returns Finding-compatible (verdict, evidence, values)
 
-Verdicts: ``supported``, ``contradicted``, ``partly`` (supported with a qualification the
-numbers show), ``not testable`` (the text gives nothing to compute it from).
+The verdict words are defined once, in :data:`DEFINITIONS` (the claims-audit page prints the
+same words), and every check's verdict follows from them. "The source's numbers" are what the
+document states: its transcribed tables and the numbers of its sentences; what follows from them
+by arithmetic or by laws that hold for every system (Little's law, the response-time law of a
+closed loop, the utilization bound); and the values its own model gives with the parameters it
+states (as the model's values, never as measurements). A parameter the book chose (a CPU share,
+an overhead constant, a request time for a simulation) is not one of them: a result that rests
+on it is the book's analysis, shown in the evidence, never the ground of a verdict.
 
 Checks for each document live in its home, ``queuelab/documents/<document>/claims.py``, and
 register when the document's package is imported (:func:`queuelab.documents.load_all`, done
@@ -17,6 +23,7 @@ here before any look-up).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +32,39 @@ import pandas as pd
 
 from . import data
 
-__all__ = ["VERDICTS", "Finding", "check", "findings", "registered", "run", "values_table"]
+__all__ = ["DEFINITIONS", "NOTHING_TESTED", "UNTESTED_MARK", "VERDICTS", "Finding", "check",
+           "evidence_problems", "findings", "registered", "run", "values_table"]
 
 VERDICTS = ("supported", "contradicted", "partly", "not testable")
+
+#: What each verdict word means: the one written definition every verdict follows.
+DEFINITIONS = {
+    "supported": "the source's numbers bear out every part of the claim that they can test; a "
+                 "part they cannot test is named in the evidence.",
+    "contradicted": "the source's numbers say otherwise on a part of the claim that they can "
+                    "test and bear out no other part, or they show that the claim's parts "
+                    "cannot all hold together.",
+    "partly": "the source's numbers bear out part of the claim and contradict another part, or "
+              "bear it out only with a qualification that they show.",
+    "not testable": "the source's numbers can test no part of the claim: nothing measured "
+                    "survives, or all that can be checked is the text agreeing with itself, or "
+                    "a result would rest on parameters the book chose (such a result is the "
+                    "book's analysis, not evidence about the source).",
+}
+
+#: The words with which the evidence of every "not testable" finding begins.
+UNTESTED_MARK = "Nothing the source states can test the claim"
+
+#: Phrases by which an evidence says that nothing of the claim could be tested. A finding whose
+#: evidence uses one must be "not testable"; compared lower case, whitespace-normalized.
+NOTHING_TESTED = (
+    UNTESTED_MARK.lower(),
+    "survives to test",
+    "nothing to test",
+    "nothing could be tested",
+    "no part of the claim can be tested",
+    "no factor can be recomputed",
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +83,25 @@ class Finding:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
         if not self.evidence.strip():
             raise ValueError(f"{self.id}: a finding needs the evidence behind its verdict")
+        problems = evidence_problems(self.verdict, self.evidence)
+        if problems:
+            raise ValueError(f"{self.id}: {'; '.join(problems)}")
+
+
+def evidence_problems(verdict: str, evidence: str) -> list[str]:
+    """Where an evidence text disagrees with its verdict (empty when they agree).
+
+    A "not testable" evidence must begin with :data:`UNTESTED_MARK`; any other verdict's
+    evidence must not say that nothing could be tested (:data:`NOTHING_TESTED`).
+    """
+    text = re.sub(r"\s+", " ", evidence).strip().lower()
+    said = [phrase for phrase in NOTHING_TESTED if phrase in text]
+    if verdict == "not testable":
+        if not text.startswith(UNTESTED_MARK.lower()):
+            return [f"a 'not testable' evidence must begin with {UNTESTED_MARK!r}"]
+        return []
+    return [f"the evidence says {phrase!r}, which only a 'not testable' verdict may say"
+            for phrase in said]
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,9 @@ def figure_statements(document: str, figure_id: str) -> tuple[str, pd.DataFrame 
         raise ValueError(f"figure_id must be one of {sorted(figures.index)}, got {figure_id!r}")
     fig = figures.loc[figure_id]
     note = f"**{figure_id}, {fig['status']}.** {fig['note']}"
+    assumption = fig.get("assumption")
+    if isinstance(assumption, str) and assumption.strip():
+        note += f" *Computed under:* {assumption.strip()}"
     names_text = "" if pd.isna(fig["stated_in_text"]) else str(fig["stated_in_text"])
     names = [q.strip() for q in names_text.split(";") if q.strip()]
     if not names:

@@ -107,8 +107,11 @@ def _figure_rows() -> list[dict]:
         if "figures" not in data.datasets(document):
             continue
         for fig in data.load(document, "figures").itertuples():
+            assumption = getattr(fig, "assumption", "")
+            why = fig.note + (f" Computed under: {assumption.strip()}"
+                              if isinstance(assumption, str) and assumption.strip() else "")
             rows.append({"id": fig.figure_id, "document": document, "status": fig.status,
-                         "why": fig.note})
+                         "why": why})
     return rows
 
 

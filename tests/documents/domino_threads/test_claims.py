@@ -175,6 +175,13 @@ def test_rule_losing_everywhere_contradicts(altered_grid):
     assert audit.run("DT-C5").verdict == "contradicted"
 
 
+def test_rule_as_good_everywhere_is_supported_with_the_untested_step_named(altered_grid):
+    altered_grid("webmail_response_time", {(50, 10): "0.400", (100, 10): "0.700"})
+    finding = audit.run("DT-C5")
+    assert finding.verdict == "supported"
+    assert "the tuning step cannot be tested" in finding.evidence
+
+
 def test_rule_example_not_matching_contradicts(altered):
     altered("stated_values", edits.stated("example_initial_http_threads", "30"))
     finding = audit.run("DT-C5")

@@ -5,10 +5,13 @@ from __future__ import annotations
 import math
 
 import pytest
+from edits import set_value
 from hypothesis import given
 from hypothesis import strategies as st
 
 from queuelab.documents.iplanet_tuning import scaling
+
+DOC = "iplanet-tuning"
 
 FACTORS = st.floats(0.01, 1.0)
 CPUS = st.integers(1, 64)
@@ -94,18 +97,29 @@ def test_figure_factors_read_from_the_data():
     assert list(table.index) == ["IP-F1", "IP-F2", "IP-F3", "IP-F4", "IP-F5", "IP-F6",
                                  "IP-F7", "IP-F9", "IP-F10", "IP-F11", "IP-F12", "IP-F13"]
     assert table.loc["IP-F1", "factor"] == 0.65 and table.loc["IP-F2", "factor"] == 1.0
-    # No 8-CPU point where the text says so.
-    assert table.loc[["IP-F1", "IP-F4", "IP-F6", "IP-F11"], "top_cpus"].eq(4).all()
-    assert table.loc[["IP-F2", "IP-F3", "IP-F7"], "top_cpus"].eq(8).all()
+    # 8 CPUs only where the text says the content was measured up to 8 (Perl- and C-CGI);
+    # not where it says the point is missing or "not at full capacity" (IP-F7), nor for the
+    # Java figures, whose factor the summary replaces beyond 4 CPUs, nor where it says nothing.
+    assert table.loc[["IP-F2", "IP-F3"], "top_cpus"].eq(8).all()
+    assert table.drop(["IP-F2", "IP-F3"])["top_cpus"].eq(4).all()
+    assert "not at full capacity" in table.loc["IP-F7", "why_top"]
+    assert "no 8-CPU point" in table.loc["IP-F12", "why_top"]
 
 
-def test_reconstructed_speedups_follow_the_reading():
+def test_a_stated_8_cpu_measurement_extends_a_figure(altered):
+    altered("stated_values", set_value("figure_id", "IP-F2,IP-F3,IP-F10",
+                                       quantity="cgi_near_linear_up_to_cpus"))
+    assert scaling.figure_factors().set_index("figure_id").loc["IP-F10", "top_cpus"] == 8
+
+
+def test_recomputed_speedups_follow_the_reading():
     for reading in scaling.READINGS:
-        frame = scaling.reconstructed_speedups(reading)
+        frame = scaling.recomputed_speedups(reading)
         assert set(frame["reading"]) == {reading}
         for row in frame.itertuples():
             assert row.speedup == scaling.implied_speedup(row.factor, row.cpus, reading)
         assert frame.groupby("figure_id")["cpus"].max().to_dict()["IP-F1"] == 4
+        assert set(frame["cpus"]) == {1, 2, 4, 8}  # only CPU counts the study ran
 
 
 def test_speedup_frame_is_tidy():

@@ -9,7 +9,7 @@ measured survives to check them against.
 from __future__ import annotations
 
 from ... import data, stated
-from ...audit import check
+from ...audit import UNTESTED_MARK, check
 from . import rules
 
 DOC = "domino-curves"
@@ -188,17 +188,15 @@ def _c4():
     readings_under = max(readings.values()) <= lowest
     repeats_agree = averages[0] == averages[1] and pages[0] == pages[1]
     ceilings_agree = highest == lowest
-    if readings_under and repeats_agree and ceilings_agree:
-        verdict = "supported"
-    elif readings_under or repeats_agree:
-        verdict = "partly"
-    else:
-        verdict = "contradicted"
+    values["readings_under_ceilings"] = readings_under
+    values["repeats_agree"] = repeats_agree
+    values["ceilings_agree"] = ceilings_agree
     span = f"{min(readings.values()):g}-{max(readings.values()):g} %"
     agree = f"average {averages[0]:g} %, pages/s {pages[0][0]:g}-{pages[0][1]:g}"
     parts = [
-        "No CPU, memory, paging or disk-queue reading survives to test the guidelines against. "
-        "Checked against each other:",
+        f"{UNTESTED_MARK}: these are guidelines, and no CPU, memory, paging or disk-queue "
+        "reading of a production server survives to test them against. The text only agrees "
+        "or disagrees with itself:",
         f"every stated CPU reading ({span}) lies under every ceiling" if readings_under
         else f"a stated CPU reading ({span}) exceeds the lowest ceiling ({lowest:g} %)",
         f"and the repeated figures agree ({agree})" if repeats_agree
@@ -213,7 +211,7 @@ def _c4():
             f"{ceilings['NotesBench Consortium recommendation']:g} % and "
             f"{ceilings['production maximum']:g} % ({highest - lowest:g} points apart).")
     evidence = " ".join(parts[:3]) + (" " if ceilings_agree else "") + parts[3]
-    return verdict, evidence, values
+    return "not testable", evidence, values
 
 
 @check("DC-C5", document=DOC,
@@ -238,7 +236,8 @@ def _c5():
         "consistent": inside and steep_matches,
     }
     evidence = (
-        f"No probe response time is stated, so the crossover cannot be located. The text is "
+        f"{UNTESTED_MARK}: no probe response time is stated, so the crossover cannot be "
+        f"located. The text is "
         f"consistent with itself: {crossover:g} users lies within its bounds "
         f"({above:g}, {below:g}), "
         + ("and" if steep_matches else "but")

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from ... import data, stated
-from ...audit import check
+from ...audit import UNTESTED_MARK, check
 from . import amortization
 
 __all__ = [
@@ -193,7 +193,9 @@ def _raise_the_limit() -> tuple[str, str, dict[str, Any]]:
                  f"{max(below)} and {min(above)} requests per connection)")
     row = gains.loc[used]
     evidence = (
-        f"From {default} to {used} requests per connection the average request time fell "
+        (f"{UNTESTED_MARK}: the default or the setting used was not "
+         "measured. " if verdict == "not testable" else "")
+        + f"From {default} to {used} requests per connection the average request time fell "
         f"{row['time_cut_pct']:.0f} % ({gains.loc[default, 'average_request_time_ms']:.0f} to "
         f"{row['average_request_time_ms']:.0f} ms) and the run time {row['run_time_cut_pct']:.0f}"
         f" % ({row['throughput_ratio']:.2f} times the throughput); {second} already gave "

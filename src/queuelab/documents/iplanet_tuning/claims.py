@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from ... import data, stated
-from ...audit import check
+from ...audit import UNTESTED_MARK, check
 from . import scaling, sizing, thread_posting
 
 __all__ = [
@@ -124,11 +124,14 @@ def _c1() -> tuple[str, str, dict[str, Any]]:
     disagree = table[~table["agree"]]
     parts = [f"{r.content}: figures {', '.join(_pct(v) for v in r.figure_factors)} vs summary "
              f"'{r.summary_printed}'" for r in disagree.itertuples()]
-    evidence = ("No plotted value is in the text, so no factor can be recomputed; the figure "
-                "sections and the summary paragraph disagree for " + "; ".join(parts)
-                + f"; they agree for {', '.join(table.loc[table['agree'], 'content'])}.")
-    verdict = "partly" if len(disagree) else "supported"
-    return verdict, evidence, {"disagreeing": disagree["content"].tolist()}
+    agreeing = ", ".join(table.loc[table["agree"], "content"])
+    evidence = (f"{UNTESTED_MARK}: no plotted value is in the text and 'scaling factor' is never "
+                "defined, so no factor can be recomputed. "
+                + ("The figure sections and the summary paragraph disagree for "
+                   + "; ".join(parts) + f"; they agree for {agreeing}."
+                   if len(disagree) else
+                   f"The figure sections and the summary paragraph agree for {agreeing}."))
+    return "not testable", evidence, {"disagreeing": disagree["content"].tolist()}
 
 
 @check("IP-C2", document=DOC,
@@ -146,7 +149,8 @@ def _c2() -> tuple[str, str, dict[str, Any]]:
         ["IP-F5", "IP-F9", "IP-F12", "IP-F13"], "factor"])
     java += [stated.number(DOC, "java_scaling_factor_up_to_4_cpus")]
     inside = all(servlet[0] <= j <= servlet[1] for j in java)
-    evidence = (f"The text does not say what the increase is measured against. Read as {cpus} "
+    evidence = (f"{UNTESTED_MARK}: the text does not say what the increase is measured "
+                f"against. Read as {cpus} "
                 f"CPUs against one, the NSAPI factor of {_pct(100 * nsapi_factor)} implies "
                 f"+{min(gain.values()):.0f} % to +{max(gain.values()):.0f} % (by reading), far "
                 f"above {nsapi[0]:g}-{nsapi[1]:g} %; read as the gain per doubling, NSAPI's "
@@ -166,7 +170,8 @@ def _c3() -> tuple[str, str, dict[str, Any]]:
     ratio = stated.number(DOC, "keepalive_iws60_vs_iws41_response_time")
     hits = perfdump_number("perfdump_output", "KeepAliveHits")
     flushes = perfdump_number("perfdump_output", "KeepAliveFlushes")
-    evidence = (f"The 75 vs {low:g}-{high:g} requests/s is a hypothetical site ('might', 'may'), "
+    evidence = (f"{UNTESTED_MARK}: the 75 vs {low:g}-{high:g} requests/s is a hypothetical "
+                f"site ('might', 'may'), "
                 f"a gain of {low / without:.2f}x to {high / without:.2f}x; the {ratio:g}x of "
                 f"iWS 6.0 over 4.1 (Figures 14, 15) has no plotted values. The sample perfdump's "
                 f"flushes/hits = {flushes:g}/{hits:g} = {flushes / hits:.2f}, below the guide's "
@@ -195,7 +200,8 @@ def _c4() -> tuple[str, str, dict[str, Any]]:
     evidence = (f"{threads} thread / {t * 1000:g} ms = {bound:g} requests/s, the stated "
                 f"{claimed:g} (an upper bound: the thread is never idle); the RqThrottle values "
                 f"the guide uses ({', '.join(f'{k} {v}' for k, v in used.items())}) all lie in "
-                f"{low:g}-{high:g}.")
+                f"{low:g}-{high:g} (the range checked only against the guide's own values; no "
+                "measurement tests it).")
     return verdict, evidence, {"bound": bound, "used": used}
 
 
@@ -256,13 +262,20 @@ def _c7() -> tuple[str, str, dict[str, Any]]:
     demand = [u * cpus / rate for u in (u_low, u_high)]  # utilization law, m CPUs
     ceiling = [cpus / d for d in reversed(demand)]
     consistent = 100 * (1 - u_high) > idle
-    evidence = (f"{per_hour:,.0f} per hour = {rate:g} per second; by the utilization law "
-                f"D = U x CPUs / X the CPU time per request is {1000 * demand[0]:.2f}-"
-                f"{1000 * demand[1]:.2f} ms (about {demand[1] * mhz:.2f} million cycles at "
-                f"{mhz:g} MHz), so the CPUs alone would cap the rate at {ceiling[0]:.0f}-"
-                f"{ceiling[1]:.0f}/s; "
-                f"{100 * (1 - u_high):g} % idle is 'over {idle:g} %'. One uncorroborated run.")
-    return ("supported" if consistent else "contradicted"), evidence, {
+    evidence = ((f"{UNTESTED_MARK}: one run, and nothing it measured beyond these figures "
+                 "survives. "
+                 if consistent else
+                 f"The stated {100 * u_high:g} % CPU leaves {100 * (1 - u_high):g} % idle, not "
+                 f"'over {idle:g} %': the two statements cannot both hold. ")
+                + f"{per_hour:,.0f} per hour = {rate:g} per second; "
+                f"{100 * (1 - u_high):g} % idle is "
+                + (f"'over {idle:g} %', the text agreeing with itself. "
+                   if consistent else f"not 'over {idle:g} %'. ")
+                + f"The book's analysis: by the utilization law D = U x CPUs / X the CPU time "
+                f"per request is {1000 * demand[0]:.2f}-{1000 * demand[1]:.2f} ms (about "
+                f"{demand[1] * mhz:.2f} million cycles at {mhz:g} MHz), so the CPUs alone would "
+                f"cap the rate at {ceiling[0]:.0f}-{ceiling[1]:.0f}/s.")
+    return ("not testable" if consistent else "contradicted"), evidence, {
         "rate_per_s": rate, "demand_s": demand, "cpu_ceiling_per_s": ceiling}
 
 
@@ -278,17 +291,26 @@ def _c8() -> tuple[str, str, dict[str, Any]]:
     whole_steps = all(a % cfg["thread_increment"] == 0 or t == cfg["rq_throttle"]
                       for a, t in zip(run.additions["added"], run.additions["threads"],
                                       strict=True))
-    ok = (s["peak_threads"] <= cfg["rq_throttle"] and light_threads == cfg["rq_throttle_min"]
-          and s["final_threads"] > cfg["rq_throttle_min"]
-          and whole_steps)
-    evidence = (f"Simulated as described (RqThrottleMin {cfg['rq_throttle_min']}, RqThrottle "
-                f"{cfg['rq_throttle']}, a decision every {cfg['check_every']} connections; "
-                f"ThreadIncrement {cfg['thread_increment']} and {cfg['service_time']:g} s "
-                f"requests assumed): at {light['rate']:g}/s the pool stays at "
-                f"{light_threads}, under {run.phases.iloc[1]['rate']:g}/s it grows in "
-                f"steps of {'/'.join(str(a) for a in steps)} to {s['peak_threads']} and no "
-                f"further. The text gives no ThreadIncrement default, nor when 16 or 32 applies.")
-    return ("partly" if ok else "contradicted"), evidence, dict(s)
+    as_described = bool(s["peak_threads"] <= cfg["rq_throttle"]
+                        and light_threads == cfg["rq_throttle_min"]
+                        and s["final_threads"] > cfg["rq_throttle_min"] and whole_steps)
+    room = cfg["rq_throttle"] > cfg["rq_throttle_min"]
+    evidence = ((f"{UNTESTED_MARK}: it describes a mechanism, gives no ThreadIncrement "
+                 "default, nor when 16 or 32 applies, and reports no run of it. "
+                 if room else
+                 f"The stated defaults leave the pool no room to grow (RqThrottleMin "
+                 f"{cfg['rq_throttle_min']}, RqThrottle {cfg['rq_throttle']}): threads cannot "
+                 "be added as described and stay within RqThrottle. ")
+                + f"The book's simulation of the policy (RqThrottleMin "
+                f"{cfg['rq_throttle_min']}, RqThrottle {cfg['rq_throttle']}, a decision every "
+                f"{cfg['check_every']} connections; ThreadIncrement {cfg['thread_increment']} "
+                f"and {cfg['service_time']:g} s requests are the book's choices): at "
+                f"{light['rate']:g}/s the pool stays at {light_threads}, under "
+                f"{run.phases.iloc[1]['rate']:g}/s it grows in steps of "
+                f"{'/'.join(str(a) for a in steps) or 'none'} to {s['peak_threads']} and no "
+                "further.")
+    return ("not testable" if room else "contradicted"), evidence, {
+        **dict(s), "simulation_as_described": as_described}
 
 
 def arithmetic_table() -> pd.DataFrame:
@@ -357,19 +379,24 @@ def _c9() -> tuple[str, str, dict[str, Any]]:
     table = arithmetic_table()
     c = cache_counters()
     printed = table[table["kind"] == "printed"]
-    implied = table[table["kind"] == "implied"]
-    if not printed["holds"].all():
-        verdict = "contradicted"
-    else:
-        verdict = "supported" if implied["holds"].all() else "partly"
+    implied = table[table["kind"] != "printed"]
+    # The claim is the arithmetic the guide prints; the sums the dumps imply but never state
+    # (and the dump sizes against the stated defaults) are the book's reading of the sample.
+    verdict = "supported" if printed["holds"].all() else "contradicted"
     deleted = c["outdated_deleted"] + c["replacements"]
-    evidence = (f"{printed['holds'].sum()} of {len(printed)} printed ratios and products hold "
-                f"(e.g. {c['hits']:g}/{c['lookups']:g} = {100 * c['hits'] / c['lookups']:.2f} %, "
-                f"{c['entries']:g} x {c['bytes_each']:g} = {c['entries'] * c['bytes_each']:g} "
-                f"bytes); {(~implied['holds']).sum()} of {len(implied)} sums the nsfc dump implies "
-                f"fail: {c['entries']:g} cached entries with MaxFiles {c['max_files']:g}; "
-                f"{c['outdated_deleted']:g} outdated + {c['replacements']:g} replaced = "
-                f"{deleted:g} vs {c['total_deleted']:g} deleted; file-info and file-content hits "
-                f"sum to {c['info_plus_content_hits']:g}, not {c['hits']:g}, and with their misses "
-                f"to {c['all_hits_and_misses']:g}, not {c['lookups']:g} lookups.")
-    return verdict, evidence, {**c, "failed": table.loc[~table["holds"], "check"].tolist()}
+    failed = printed.loc[~printed["holds"], "check"].tolist()
+    evidence = (f"{printed['holds'].sum()} of {len(printed)} ratios, products and percentages "
+                f"the guide prints hold (e.g. {c['hits']:g}/{c['lookups']:g} = "
+                f"{100 * c['hits'] / c['lookups']:.2f} %, {c['entries']:g} x "
+                f"{c['bytes_each']:g} = {c['entries'] * c['bytes_each']:g} bytes)"
+                + (f"; {', '.join(failed)} do not." if failed else ".")
+                + f" Beyond the claim, the book notes that {(~implied['holds']).sum()} of "
+                f"{len(implied)} sums and sizes the nsfc dump implies but the guide never "
+                f"states do not reconcile: {c['entries']:g} cached entries with MaxFiles "
+                f"{c['max_files']:g}; {c['outdated_deleted']:g} outdated + "
+                f"{c['replacements']:g} replaced = {deleted:g} vs {c['total_deleted']:g} "
+                "deleted; file-info and file-content hits sum to "
+                f"{c['info_plus_content_hits']:g}, not {c['hits']:g}, and with their misses to "
+                f"{c['all_hits_and_misses']:g}, not {c['lookups']:g} lookups.")
+    return verdict, evidence, {**c, "failed": table.loc[~table["holds"], "check"].tolist(),
+                               "failed_printed": failed}

@@ -45,7 +45,7 @@ __all__ = [
     "implied_speedup",
     "parse_factor",
     "piecewise_speedup",
-    "reconstructed_speedups",
+    "recomputed_speedups",
     "speedup_frame",
 ]
 
@@ -58,7 +58,8 @@ READING_TITLES = {
     "per_cpu": "gain per added CPU",
 }
 # stated_values quantities that say a figure has no (full) 8-CPU point.
-_NO_TOP_POINT = ("cpus_not_provided", "cpus_unavailable", "cpus_not_shown", "cpus_not_available")
+_NO_TOP_POINT = ("cpus_not_provided", "cpus_unavailable", "cpus_not_shown", "cpus_not_available",
+                 "cpus_not_full_capacity")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 # Under "per_cpu" the factors are added CPU by CPU up to this many CPUs (every count the chapters
 # print), and as factor x number of CPUs per segment beyond, so that no call loops over 2**53
@@ -221,33 +222,56 @@ def figure_factors() -> pd.DataFrame:
     """The iPlanet figures that state a scaling factor, with what the text says about them.
 
     Columns: ``figure_id``, ``caption``, ``printed`` (the factor as printed), ``factor`` (a
-    fraction), ``top_cpus`` (8, or 4 where the text says the 8-CPU point is missing), in
-    figure order. Read from ``figures.csv`` and ``stated_values.csv``.
+    fraction), ``top_cpus`` and ``why_top`` (the most CPUs the text lets the figure's factor
+    speak for, and why), in figure order. Read from ``figures.csv`` and ``stated_values.csv``.
+
+    The study ran 1, 2, 4 and 8 CPUs. A figure's factor covers 8 CPUs only where the text says
+    that its content was measured up to 8 CPUs (Perl- and C-CGI); elsewhere it stops at 4: where
+    the text says the 8-CPU point is missing or "not at full capacity", and where it states no
+    8-CPU point for the figure (the Java figures among them, for which the summary gives another
+    factor beyond 4 CPUs).
     """
     figures = data.load(DOC, "figures")
     values = data.load(DOC, "stated_values")
     studied = sorted(int(v) for v in
                      values.loc[values["quantity"] == "cpu_count_studied", "value"])
+    most = max(studied)
+    below = max(n for n in studied if n < most)
     missing_top = values[values["quantity"].isin(_NO_TOP_POINT)]
+    reach = values[values["quantity"].str.endswith("_up_to_cpus")]
     rows = []
     for fig in figures.itertuples():
         if not fig.scaling_factor:
             continue
-        gone = {int(v) for v in missing_top.loc[missing_top["figure_id"] == fig.figure_id,
-                                                "value"]}
-        shown = [n for n in studied if n not in gone]
+        covers = {int(r.value) for r in reach.itertuples()
+                  if fig.figure_id in _ids(r.figure_id)}
+        gone = missing_top[missing_top["figure_id"] == fig.figure_id]
+        if most in covers and gone.empty:
+            top, why = most, f"the text states the measurement up to {most} CPUs"
+        elif not gone.empty:
+            top, why = below, f"the text: '{gone['sentence'].iloc[0]}'"
+        else:
+            top, why = below, f"the text states no {most}-CPU point for this figure"
         rows.append({"figure_id": fig.figure_id, "caption": fig.caption,
                      "printed": fig.scaling_factor, "factor": parse_factor(fig.scaling_factor),
-                     "top_cpus": max(shown)})
-    return pd.DataFrame(rows, columns=["figure_id", "caption", "printed", "factor", "top_cpus"])
+                     "top_cpus": top, "why_top": why})
+    return pd.DataFrame(rows, columns=["figure_id", "caption", "printed", "factor", "top_cpus",
+                                       "why_top"])
 
 
-def reconstructed_speedups(reading: str = PRIMARY_READING) -> pd.DataFrame:
-    """The speedup each figure's stated factor implies at the CPU counts the figure covers.
+def _ids(text: object) -> list[str]:
+    """The inventory IDs of a ``figure_id`` cell ("IP-F2,IP-F3" -> two IDs; empty -> none)."""
+    return [part.strip() for part in str(text or "").split(",") if part.strip()]
+
+
+def recomputed_speedups(reading: str = PRIMARY_READING) -> pd.DataFrame:
+    """The speedup each figure's stated factor implies, under ``reading``, at the CPU counts the
+    study ran that the text lets the factor speak for (see :func:`figure_factors`).
 
     One row per (figure, CPU count) with columns ``figure_id``, ``caption``, ``printed``,
-    ``factor``, ``cpus``, ``speedup``, ``reading``. These are reconstructions from one number
-    per figure, not data read off the figures.
+    ``factor``, ``cpus``, ``speedup``, ``reading``. These are recomputed from one number per
+    figure under the chosen reading of the undefined "scaling factor", not data read off the
+    figures.
     """
     reading = _reading(reading)
     values = data.load(DOC, "stated_values")
