@@ -13,7 +13,7 @@ ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: book test setup assets chromium lint unit notebooks-check nbval build-book site-tests \
-        execute-notebooks lab validate benchmark clean
+        kit kit-check execute-notebooks lab validate benchmark clean
 
 ## Environment ------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml
@@ -52,7 +52,7 @@ book: build-book
 
 ## Tests ------------------------------------------------------------------
 lint: setup
-	$(VENV)/bin/ruff check src tests scripts notebooks
+	$(VENV)/bin/ruff check src tests scripts notebooks book/_ext
 
 # Unit, property and data tests, the chapter checks, and every docstring example of src/.
 unit: setup
@@ -69,7 +69,18 @@ nbval: setup
 site-tests: chromium
 	$(PY) -m pytest -q tests/site
 
-test: setup chromium lint unit nbval build-book site-tests
+## The offline kit --------------------------------------------------------
+# One folder for a USB stick (_build/kit): the site, the notebooks and every wheel that runs them
+# on this platform, with the instructions for the student (README.txt there; see README.md).
+kit: build-book
+	$(PY) scripts/build_kit.py
+
+# The kit installed in a fresh virtual environment with the package index disabled, outside the
+# repository, and a chapter run there.
+kit-check: kit
+	$(PY) scripts/check_kit.py
+
+test: setup chromium lint unit nbval build-book kit-check site-tests
 	@echo "All checks passed."
 
 ## Maintenance ------------------------------------------------------------
