@@ -46,6 +46,15 @@ def _local(url: str, origin: str) -> bool:
     return url.startswith(origin) or scheme in ("data", "blob", "about")
 
 
+def served(rel: str, how: str, site_url: str) -> tuple[str, str]:
+    """The URL of the page ``rel`` of the site and the origin it may load from, served over
+    ``"http"`` (the test server on 127.0.0.1) or opened from ``"file"`` (a copy on a USB stick).
+    """
+    if how == "http":
+        return f"{site_url}/{rel}", site_url
+    return (SITE / rel).as_uri(), "file://"
+
+
 def open_page(browser, url: str, origin: str, width: int = 1280):
     """A new page, ``width`` pixels wide, that aborts and records every request not to
     ``origin``."""

@@ -8,7 +8,8 @@ itself and the browser has loaded. None is an SVG put in by the (no longer shipp
 from __future__ import annotations
 
 import pytest
-from site_pages import SITE, open_page, unexpected
+from site_pages import open_page, unexpected
+from site_pages import served as site
 
 pytestmark = pytest.mark.browser
 
@@ -20,13 +21,10 @@ ICONS = """() => [...document.querySelectorAll('i[class*="fa-"]')]
                       width: e.getBoundingClientRect().width}; })"""
 
 
-@pytest.mark.parametrize("served", ["http", "file"])
+@pytest.mark.parametrize("how", ["http", "file"])
 @pytest.mark.parametrize("rel", PAGES)
-def test_icons_draw_from_the_web_font(browser, site_url, rel, served):
-    if served == "http":
-        url, origin = f"{site_url}/{rel}", site_url
-    else:
-        url, origin = (SITE / rel).as_uri(), "file://"
+def test_icons_draw_from_the_web_font(browser, site_url, rel, how):
+    url, origin = site(rel, how, site_url)
     context, page, visit = open_page(browser, url, origin)
     try:
         page.goto(url, wait_until="load")

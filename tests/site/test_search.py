@@ -9,7 +9,8 @@ which browsers refuse for ``file://`` URLs (a console error per result, titles o
 from __future__ import annotations
 
 import pytest
-from site_pages import SITE, open_page, unexpected
+from site_pages import open_page, unexpected
+from site_pages import served as site
 
 pytestmark = pytest.mark.browser
 
@@ -19,10 +20,8 @@ RESULTS = "#search-results ul.search li"
 
 @pytest.mark.parametrize("served", ["http", "file"])
 def test_search_lists_pages_with_their_summaries(browser, site_url, served):
-    if served == "http":
-        url, origin = f"{site_url}/search.html?q={QUERY}", site_url
-    else:
-        url, origin = f"{(SITE / 'search.html').as_uri()}?q={QUERY}", "file://"
+    page_url, origin = site("search.html", served, site_url)
+    url = f"{page_url}?q={QUERY}"
     context, page, visit = open_page(browser, url, origin)
     try:
         page.goto(url, wait_until="load")
