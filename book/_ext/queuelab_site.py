@@ -59,7 +59,10 @@ SEARCH_FROM_FILE = """
 """.replace("@FILE@", SEARCH_PAGES)
 
 ARTICLE = re.compile(r'<article class="bd-article">(.*?)</article>', re.DOTALL)
-NOT_TEXT = re.compile(r"<(script|style)\b.*?</\1>", re.DOTALL | re.IGNORECASE)
+NOT_TEXT = re.compile(r"<(script|style)\b.*?</\1>|<a class=\"headerlink\".*?</a>",
+                      re.DOTALL | re.IGNORECASE)
+OPENING_TAG = re.compile(r"<([a-zA-Z][\w-]*)(\s[^>]*)?>")
+ID = re.compile(r'\sid="[^"]*"')
 SPACE = re.compile(r"\s+")
 
 
@@ -89,12 +92,16 @@ def page_assets(app, pagename, templatename, context, doctree) -> None:
 
 
 def _article_text(html: str) -> str:
-    """A page's article, without scripts and styles, as searchtools.js reads it."""
+    """A page's article as searchtools.js reads it: its text and the ids of its elements,
+    without scripts, styles and heading links."""
     match = ARTICLE.search(html)
     if not match:
         return ""
-    article = SPACE.sub(" ", NOT_TEXT.sub("", match.group(1))).strip()
-    return f'<div role="main">{article}</div>'
+    article = NOT_TEXT.sub("", match.group(1))
+    # Only the ids matter (a result may point at a section): every other attribute goes.
+    article = OPENING_TAG.sub(
+        lambda tag: f"<{tag.group(1)}{''.join(ID.findall(tag.group(2) or '')[:1])}>", article)
+    return f'<div role="main">{SPACE.sub(" ", article).strip()}</div>'
 
 
 def write_search_pages(app, exception) -> None:
