@@ -12,8 +12,13 @@ NODE_STAMP := node_modules/.installed-stamp
 ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+<<<<<<< HEAD
 .PHONY: book test setup assets chromium tomcat lint unit notebooks-check nbval build-book \
         site-tests execute-notebooks lab measure validate benchmark clean
+=======
+.PHONY: book test setup assets chromium lint unit notebooks-check nbval build-book site-tests \
+        kit kit-check execute-notebooks lab validate benchmark clean
+>>>>>>> kit
 
 ## Environment ------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml
@@ -60,7 +65,7 @@ book: build-book
 
 ## Tests ------------------------------------------------------------------
 lint: setup
-	$(VENV)/bin/ruff check src tests scripts notebooks
+	$(VENV)/bin/ruff check src tests scripts notebooks book/_ext
 
 # Unit, property and data tests, the chapter checks, and every docstring example of src/.
 unit: setup
@@ -77,7 +82,18 @@ nbval: setup
 site-tests: chromium
 	$(PY) -m pytest -q tests/site
 
-test: setup chromium tomcat lint unit nbval build-book site-tests
+## The offline kit --------------------------------------------------------
+# One folder for a USB stick (_build/kit): the site, the notebooks and every wheel that runs them
+# on this platform, with the instructions for the student (README.txt there; see README.md).
+kit: build-book
+	$(PY) scripts/build_kit.py
+
+# The kit installed in a fresh virtual environment with the package index disabled, outside the
+# repository, and a chapter run there.
+kit-check: kit
+	$(PY) scripts/check_kit.py
+
+test: setup chromium tomcat lint unit nbval build-book kit-check site-tests
 	@echo "All checks passed."
 
 ## Maintenance ------------------------------------------------------------

@@ -4,7 +4,9 @@
   vl-convert from the installed packages, followed by the ``VEGA_DEBUG`` version marks that
   Altair's chart template checks before it would load the same libraries from a CDN.
 * ``book/_static/vendor/mathjax/``: the parts of the ``mathjax`` npm package (pinned in
-  package.json) that the ``tex-mml-chtml`` component loads at page time.
+  package.json) that the book's pages load: MathJax's loader (``startup.js``, the pages'
+  ``mathjax_path``), which loads the components listed in ``_config.yml`` (TeX input, HTML
+  output, the hidden MathML for screen readers) and, on demand, TeX extensions and fonts.
 
 Both are build products (git-ignored), regenerated whenever the pinned versions change.
 """
@@ -21,10 +23,13 @@ import vl_convert as vlc
 ROOT = Path(__file__).resolve().parents[1]
 VENDOR = ROOT / "book" / "_static" / "vendor"
 MATHJAX_SRC = ROOT / "node_modules" / "mathjax" / "es5"
-# tex-mml-chtml.js is the entry point; the folders hold what it loads on demand
-# (TeX extensions, CHTML fonts, the context menu and the accessibility helpers).
-MATHJAX_PARTS = ["tex-mml-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2",
-                 "ui", "a11y", "sre", "adaptors"]
+# startup.js is the entry point (the loader); it loads core.js and the components that
+# _config.yml's mathjax3_config names; TeX extensions and CHTML fonts load on demand. (The
+# combined tex-mml-chtml.js would add MathML input and the 0.4 MB context menu to every page
+# with a formula.)
+MATHJAX_PARTS = ["startup.js", "core.js", "input/tex.js", "input/tex/extensions",
+                 "output/chtml.js", "output/chtml/fonts/tex.js", "output/chtml/fonts/woff-v2",
+                 "a11y/assistive-mml.js"]
 
 
 def vega_versions() -> dict[str, str]:
@@ -64,7 +69,7 @@ def copy_mathjax() -> None:
     for part in MATHJAX_PARTS:
         src = MATHJAX_SRC / part
         if not src.exists():
-            continue
+            raise SystemExit(f"{src} is missing from the mathjax package (package.json pins it)")
         dst = target / part
         dst.parent.mkdir(parents=True, exist_ok=True)
         if src.is_dir():

@@ -28,22 +28,31 @@ def site_pages() -> list[Path]:
 
 
 CHART_TIMEOUT_MS = 20_000
-# Console messages that are known, harmless, and not ours to fix.
-CONSOLE_ALLOW = [
-    # pydata-sphinx-theme 0.17 logs this on first load, before any theme mode is stored.
-    re.compile(r"Got invalid theme mode"),
-]
+# Console messages that are known, harmless, and not ours to fix (none: the theme-mode error of
+# pydata-sphinx-theme is fixed by html_context.default_mode in _config.yml).
+CONSOLE_ALLOW: list[re.Pattern[str]] = []
 
 
 @dataclass
 class Visit:
     outside: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
+    # Every request the page let through (to its own host), once finished.
+    requests: list = field(default_factory=list)
 
 
 def _local(url: str, origin: str) -> bool:
     scheme = urlsplit(url).scheme
     return url.startswith(origin) or scheme in ("data", "blob", "about")
+
+
+def served(rel: str, how: str, site_url: str) -> tuple[str, str]:
+    """The URL of the page ``rel`` of the site and the origin it may load from, served over
+    ``"http"`` (the test server on 127.0.0.1) or opened from ``"file"`` (a copy on a USB stick).
+    """
+    if how == "http":
+        return f"{site_url}/{rel}", site_url
+    return (SITE / rel).as_uri(), "file://"
 
 
 def open_page(browser, url: str, origin: str, width: int = 1280):
@@ -63,6 +72,7 @@ def open_page(browser, url: str, origin: str, width: int = 1280):
     page.route("**/*", route)
     page.on("console", lambda m: m.type == "error" and visit.console_errors.append(m.text))
     page.on("pageerror", lambda e: visit.console_errors.append(f"uncaught: {e}"))
+    page.on("requestfinished", lambda r: visit.requests.append(r))
     return context, page, visit
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from site_pages import SCREENSHOTS, SITE, open_page, unexpected, wait_for_charts
+from site_pages import served as site
 
 PAGE = "notebooks/what-if.html"
 MAX_PAGE_BYTES = 1_500_000  # 1.5 MB: the page carries the whole precomputed grid
@@ -62,10 +63,7 @@ def _settle(page, chart, before: list[str]) -> list[str]:
 @pytest.mark.parametrize("served", ["http", "file"])
 def test_sliders_change_the_plotted_values_offline(browser, site_url, served):
     """Over http://127.0.0.1 and from file:// (a copy on a USB stick), no network."""
-    if served == "http":
-        url, origin = f"{site_url}/{PAGE}", site_url
-    else:
-        url, origin = (SITE / PAGE).as_uri(), "file://"
+    url, origin = site(PAGE, served, site_url)
     context, page, visit = open_page(browser, url, origin)
     try:
         page.goto(url, wait_until="load")

@@ -1,0 +1,199 @@
+"""Build the offline kit: one folder, for a USB stick, with which a workshop needs no network.
+
+    python scripts/build_kit.py          # after `make book`; `make kit` does both
+
+``_build/kit/`` holds:
+
+* ``site/``: the built book (open ``site/index.html``; it works from ``file://``);
+* ``notebooks/``: every chapter, as the executed ``.ipynb`` and its MyST Markdown ``.md``;
+* ``wheels/``: the ``queuelab`` wheel built from this tree and every wheel needed to run the
+  notebooks in JupyterLab on this platform (CPython 3.11, Linux x86_64): the package with its
+  ``notebooks`` extra, JupyterLab, anywidget and vl-convert (charts drawn live with no network)
+  and jupytext (the ``.md`` chapters open as notebooks), at the versions this tree is tested
+  with (the project environment's, so that no version is chosen anew);
+* ``requirements.txt`` (what to install) and ``constraints.txt`` (every version in ``wheels/``,
+  for adding the wheels of another platform), and ``README.txt``, the instructions for the
+  teacher and the student.
+
+No npm package is needed to run the notebooks: the ``mathjax`` npm package only serves the
+built site's formulas (it is inside ``site/``), JupyterLab brings its own MathJax, and the
+charts' vega libraries come inside the vl-convert wheel.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from check_wheel import build_wheel, check_contents
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "html"
+KIT = ROOT / "_build" / "kit"
+# Beside queuelab[notebooks]: what a student runs the chapters with (pinned by requirements.txt).
+STUDENT_PACKAGES = ["jupyterlab", "anywidget", "vl-convert-python", "jupytext"]
+PYTHON = "3.11"
+
+README = """\
+queuelab: the offline kit
+=========================
+
+Everything a workshop needs with no network: the book, its notebooks, and every Python package
+that runs them (for CPython {python} on Linux x86_64; see below for macOS and Windows).
+
+  site/              the book: open site/index.html in a browser (it works from the USB stick)
+  notebooks/         the chapters: <name>.ipynb (executed) and <name>.md (the same, as text)
+  wheels/            {wheels} wheels: queuelab and everything the notebooks need
+  requirements.txt   what to install from wheels/
+  constraints.txt    the exact version of every wheel in wheels/
+
+No npm package is needed to run the notebooks: JupyterLab brings its own MathJax, and the
+chart libraries come inside the vl-convert wheel.
+
+
+For the student: install with no network
+----------------------------------------
+
+You need Python {python} (python.org, or your system's python{python}). In a terminal, inside
+this folder (copy it to your disk first if the stick is slow):
+
+  Linux, macOS:
+    python{python} -m venv venv
+    venv/bin/python -m pip install --no-index --find-links wheels -r requirements.txt
+    QUEUELAB_LIVE=1 venv/bin/jupyter lab notebooks
+
+  Windows (PowerShell):
+    py -{python} -m venv venv
+    venv\\Scripts\\python -m pip install --no-index --find-links wheels -r requirements.txt
+    $env:QUEUELAB_LIVE = "1"
+    venv\\Scripts\\jupyter lab notebooks
+
+--no-index keeps pip off the network: it installs from wheels/ alone. JupyterLab opens in
+your browser; open a chapter (.ipynb) and choose Run > Run All Cells. QUEUELAB_LIVE=1 makes the
+charts interactive widgets drawn with no network. A .md chapter opens as a notebook with
+right-click > Open With > Jupytext Notebook.
+
+
+For the teacher: wheels for macOS or Windows
+--------------------------------------------
+
+wheels/ holds the wheels of the platform the kit was built on (Linux x86_64, CPython {python}).
+For students on other systems, add theirs once, on a machine with network, from this folder
+(the same versions, pinned by constraints.txt; queuelab's own wheel works everywhere):
+
+  Windows (64-bit):
+    pip download --only-binary=:all: --platform win_amd64 --python-version {python} \\
+        --implementation cp --abi cp{abi} \\
+        --dest wheels --find-links wheels -c constraints.txt -r requirements.txt
+
+  macOS (Apple silicon; Intel Macs: --platform macosx_14_0_x86_64):
+    pip download --only-binary=:all: --platform macosx_14_0_arm64 --python-version {python} \\
+        --implementation cp --abi cp{abi} \\
+        --dest wheels --find-links wheels -c constraints.txt -r requirements.txt
+
+pip adds the wheels those systems need beside the ones here; the students' commands above
+stay the same. (These two commands could not be tried where the kit is built: no network.)
+
+
+How the kit is made and checked
+-------------------------------
+
+`make kit` in the repository builds the site and this folder (_build/kit). `make test` installs
+it in a fresh virtual environment, outside the repository, with the package index disabled,
+and runs a chapter there (scripts/check_kit.py).
+"""
+
+
+def run(*command: str | Path, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in command], check=True, **kwargs)
+
+
+def pinned(package: str) -> str:
+    """``package==version`` as requirements.txt pins it."""
+    text = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    match = re.search(rf"^{re.escape(package)}==\S+", text, re.MULTILINE | re.IGNORECASE)
+    if not match:
+        raise SystemExit(f"requirements.txt pins no version of {package}")
+    return match.group(0)
+
+
+def tested_versions(folder: Path) -> Path:
+    """The versions installed in the project environment, as a pip constraints file."""
+    frozen = run(sys.executable, "-m", "pip", "freeze", "--exclude-editable",
+                 capture_output=True, text=True).stdout
+    lines = [line for line in frozen.splitlines() if re.match(r"^[A-Za-z0-9_.-]+==\S+$", line)]
+    path = folder / "tested-versions.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def wheel_versions(wheels: Path, skip: str) -> list[str]:
+    """``name==version`` of every wheel in ``wheels`` (but ``skip``), from the file names."""
+    pins = set()
+    for wheel in wheels.glob("*.whl"):
+        name, version = wheel.name.split("-")[:2]
+        if name.lower() != skip:
+            pins.add(f"{name.replace('_', '-').lower()}=={version}")
+    return sorted(pins)
+
+
+def copy_notebooks(target: Path) -> int:
+    target.mkdir(parents=True)
+    chapters = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    for notebook in chapters:
+        shutil.copy2(notebook, target / notebook.name)
+        text = notebook.with_suffix(".md")
+        if text.is_file():
+            shutil.copy2(text, target / text.name)
+    return len(chapters)
+
+
+def size_of(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def main() -> None:
+    start = time.monotonic()
+    if not (SITE / "index.html").is_file():
+        raise SystemExit(f"{SITE} holds no built book: run `make book` first (`make kit` does)")
+    shutil.rmtree(KIT, ignore_errors=True)
+    KIT.mkdir(parents=True)
+    shutil.copytree(SITE, KIT / "site", ignore=shutil.ignore_patterns(".buildinfo"))
+    chapters = copy_notebooks(KIT / "notebooks")
+
+    wheel = build_wheel()
+    check_contents(wheel)
+    wheels = KIT / "wheels"
+    wheels.mkdir()
+    shutil.copy2(wheel, wheels / wheel.name)
+    students = [f"./wheels/{wheel.name}[notebooks]", *(pinned(p) for p in STUDENT_PACKAGES)]
+    with tempfile.TemporaryDirectory(prefix="queuelab-kit-") as tmp:
+        # Every wheel of the student's environment, at the versions tested here.
+        run(sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
+            "--wheel-dir", wheels, "--constraint", tested_versions(Path(tmp)),
+            f"{wheels / wheel.name}[notebooks]", *students[1:])
+
+    (KIT / "requirements.txt").write_text(
+        "# Install from this folder with: pip install --no-index --find-links wheels "
+        "-r requirements.txt\n" + "\n".join(students) + "\n", encoding="utf-8")
+    (KIT / "constraints.txt").write_text(
+        "# The version of every wheel in wheels/ (for `pip download --platform ...`, see "
+        "README.txt)\n" + "\n".join(wheel_versions(wheels, skip="queuelab")) + "\n",
+        encoding="utf-8")
+    count = len(list(wheels.glob("*.whl")))
+    (KIT / "README.txt").write_text(README.format(python=PYTHON, abi=PYTHON.replace(".", ""),
+                                                   wheels=count),
+                                    encoding="utf-8")
+    parts = {name: size_of(KIT / name) for name in ("site", "notebooks", "wheels")}
+    print(f"offline kit in {KIT.relative_to(ROOT)}: {size_of(KIT) / 1e6:.0f} MB "
+          + ", ".join(f"{name} {size / 1e6:.0f} MB" for name, size in parts.items())
+          + f"; {chapters} chapters, {count} wheels, in {time.monotonic() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
