@@ -12,13 +12,8 @@ NODE_STAMP := node_modules/.installed-stamp
 ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-<<<<<<< HEAD
 .PHONY: book test setup assets chromium tomcat lint unit notebooks-check nbval build-book \
-        site-tests execute-notebooks lab measure validate benchmark clean
-=======
-.PHONY: book test setup assets chromium lint unit notebooks-check nbval build-book site-tests \
-        kit kit-check execute-notebooks lab validate benchmark clean
->>>>>>> kit
+        site-tests kit kit-check execute-notebooks lab measure validate benchmark clean
 
 ## Environment ------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml

@@ -128,7 +128,7 @@ def _response_times(row, threads):
                        row.think_time, method="fes").response_time
 
 
-def test_model_threads_is_the_smallest_pool_meeting_the_target(small_sizing):
+def test_model_threads_at_load_is_the_smallest_pool_meeting_the_target(small_sizing):
     """A full scan of every pool size 1..min(K, B) finds the same answer as the bisection,
     which also checks that the response time falls as threads are added on these grids."""
     for row in small_sizing.itertuples(index=False):
@@ -137,9 +137,35 @@ def test_model_threads_is_the_smallest_pool_meeting_the_target(small_sizing):
         target = 1.10 * scan[-1]
         assert np.all(np.diff(scan) <= 1e-12 * scan[1:]), "response time rose with threads"
         smallest = int(np.argmax(scan <= target)) + 1
-        assert row.model_threads == smallest
-        assert row.response_time_model == pytest.approx(scan[smallest - 1], rel=1e-12)
+        assert row.model_threads_at_load == smallest
+        assert row.response_time_model == pytest.approx(scan[row.model_threads - 1], rel=1e-12)
+        assert row.response_time_model <= target * (1 + 1e-12)
         assert row.response_time_unlimited == pytest.approx(scan[-1], rel=1e-12)
+
+
+SETTINGS = ["capacity", "cpu_time", "wait_time", "think_time"]
+
+
+def test_model_threads_serve_every_smaller_load(small_sizing):
+    """The model's answer is the largest answer at any load up to this one: it never falls as
+    clients are added, and it meets the target at every smaller load of the grid."""
+    for _, group in small_sizing.groupby(SETTINGS):
+        group = group.sort_values("clients")
+        assert group["model_threads"].tolist() == group["model_threads_at_load"].cummax().tolist()
+        assert group["model_threads"].is_monotonic_increasing
+
+
+def test_the_answer_at_one_load_falls_past_the_cpu_knee_and_the_model_answer_does_not():
+    """Past the load where the CPU saturates, the answer at one load alone falls: a tolerance
+    in proportion to a response time that grows with the CPU queue admits a pool that leaves
+    the CPU idle part of the time. The pool that keeps the CPU busy does not depend on the
+    load, and the model's answer stays put."""
+    sizing = explorer.threads_needed(clients=list(range(150, 401, 25)), capacity=[400],
+                                     cpu_time=[0.02], wait_time=[0.2], think_time=[4.0])
+    at_load = sizing["model_threads_at_load"].to_numpy()
+    assert at_load[-1] < at_load.max(), at_load
+    assert sizing["model_threads"].is_monotonic_increasing
+    assert sizing["model_threads"].iloc[-1] == at_load.max()
 
 
 def test_peak_threads_is_the_percentile_of_busy_threads(small_sizing):
@@ -233,7 +259,7 @@ def sizing_for_small():
 
 def test_sliders_are_bound_ranges_starting_at_initial(small_grid, sizing_for_small):
     spec = explorer_chart(small_grid, sizing_for_small).to_dict()
-    params = {p["name"]: p for p in spec["params"]}
+    params = {p["name"]: p for p in spec["params"] if "bind" in p}
     assert list(params) == ["capacity", "threads", "cpu_time", "think_time", "load"]
     assert params["threads"]["bind"] == {"input": "range", "min": 2.0, "max": 8.0, "step": 6.0,
                                          "name": "Threads "}
@@ -255,7 +281,7 @@ def test_packed_records_hold_the_grid(small_grid):
             continue
         assert records[0][f"m{j}"] == pytest.approx(expected, rel=1e-12)
     # Each panel filters on every slider, then unpacks the lists to one row per client count.
-    view = spec["vconcat"][0]["hconcat"][0]["layer"][0]
+    view = spec["concat"][0]["layer"][0]
     kinds = [next(iter(t)) for t in view["transform"]]
     assert kinds == ["filter", "flatten", "window", "calculate"]
     for column, _ in SLIDERS:
@@ -265,7 +291,7 @@ def test_packed_records_hold_the_grid(small_grid):
 
 def test_panels_keep_a_fixed_y_range_and_tooltips_for_every_panel(small_grid):
     spec = explorer_chart(small_grid).to_dict()
-    views = [v for row in spec["vconcat"] for v in row["hconcat"]]
+    views = spec["concat"]
     assert len(views) == len(PANELS)
     for view, (column, y_title, fmt, scale) in zip(views, PANELS, strict=True):
         y = view["layer"][0]["encoding"]["y"]
@@ -285,8 +311,53 @@ def test_answers_panel_reads_out_every_answer(small_grid, sizing_for_small):
     spec = explorer_chart(small_grid, sizing_for_small).to_dict()
     answers = spec["datasets"]["explorer_answers"]
     assert len(answers) == len(sizing_for_small) // len(SMALL["clients"])
-    text = json.dumps(spec["vconcat"][-1])
+    text = json.dumps(spec["concat"][-2:])
     assert "'Rule'" in text and "'Model'" in text and "load" in text
+
+
+def test_answers_axis_is_fixed_over_every_answer_and_pool(small_grid, sizing_for_small):
+    """The answers' y axis does not follow the sliders: a fixed log range over all answers."""
+    spec = explorer_chart(small_grid, sizing_for_small).to_dict()
+    sizing = spec["concat"][len(PANELS)]
+    scales = [layer["encoding"]["y"]["scale"] for layer in sizing["layer"]
+              if "scale" in layer.get("encoding", {}).get("y", {})]
+    assert scales, "the answers panel has no explicit y scale"
+    for scale in scales:
+        assert scale["type"] == "log" and scale["nice"] is False
+        low, high = scale["domain"]
+        shown = sizing_for_small[["rule_threads", "model_threads"]].to_numpy()
+        assert low <= min(shown.min(), min(SMALL["threads"]))
+        assert high >= max(shown.max(), max(SMALL["threads"]))
+    with pytest.raises(ValueError, match="answers must be numbers >= 1"):
+        explorer_chart(small_grid, sizing_for_small.assign(rule_threads=0))
+
+
+def test_views_stack_in_one_column_where_the_box_is_narrow(small_grid, sizing_for_small):
+    """Two views to a row; a patch of the compiled spec turns the columns into a signal of the
+    box's width, so that on a phone the views stack instead of widening the page."""
+    spec = explorer_chart(small_grid, sizing_for_small).to_dict()
+    assert spec["columns"] == charts.sliders.EXPLORER_COLUMNS == 2
+    assert len(spec["concat"]) == len(PANELS) + 2  # the panels, the answers, the readout
+    patch = spec["usermeta"]["embedOptions"]["patch"]
+    signal = next(op["value"] for op in patch if op["path"] == "/signals/-")
+    assert signal["name"] == "explorer_columns"
+    assert "containerSize()[0]" in signal["init"] and signal["init"].endswith("? 1 : 2")
+    assert signal["on"][0]["events"] == {"source": "window", "type": "resize"}
+    assert {"op": "add", "path": "/layout/columns",
+            "value": {"signal": "explorer_columns"}} in patch
+
+
+def test_a_tap_marks_the_point_and_writes_its_value(small_grid):
+    """Touch screens show no tooltip: a tap (pointerdown) on a panel selects the x under it,
+    and the panel writes that point's value above its plot."""
+    spec = explorer_chart(small_grid).to_dict()
+    text = json.dumps(spec)
+    for j in range(len(PANELS)):
+        assert f'"name": "tap_{j}"' in text
+        view = json.dumps(spec["concat"][j])
+        assert f'{{"param": "tap_{j}", "empty": false}}' in view
+        assert f"format(datum.m{j}, '{PANELS[j][2]}')" in view
+    assert text.count('"on": "pointerdown"') == len(PANELS)
 
 
 @pytest.mark.parametrize(("overrides", "message"), [

@@ -10,7 +10,7 @@ computed beforehand:
   article (:func:`queuelab.documents.domino_threads.rules.domino_initial_threads`), the
   peak-threads rule (a high percentile of the number of busy threads when the pool is not the
   limit) and the model's answer (the smallest pool whose response time is within a tolerance
-  of an unlimited pool's).
+  of an unlimited pool's, at this load and every smaller one).
 
 The model has no per-thread overhead here (``thread_overhead = pool_overhead = 0``), so in it a
 larger pool never hurts; what a thread costs (memory, in the Domino measurements) is why the
@@ -228,12 +228,21 @@ def threads_needed(
       the state the article's advice ("raise the setting while the active-threads peak
       reaches it") ends in;
     * ``model_threads``: the smallest pool whose mean response time is at most
-      ``1 + tolerance`` times that of an unlimited pool at the same load (found by bisection
-      over 1..min(clients, capacity); the response time falls as threads are added).
+      ``1 + tolerance`` times that of an unlimited pool at this load *and at every smaller
+      load of* ``clients`` (the largest ``model_threads_at_load`` up to this load). A server
+      passes through the smaller loads on its way to this one, and its pool must serve them
+      too.
+    * ``model_threads_at_load``: the same target at this load alone (found by bisection over
+      1..min(clients, capacity); the response time falls as threads are added). Past the load
+      where the CPU saturates it *falls* as clients are added, although the threads needed do
+      not: the pool is then always full and only has to keep the CPU busy, whatever the load,
+      while the unlimited pool's response time grows with the queue at the CPU, so that a
+      tolerance in proportion to it admits a pool that leaves the CPU idle part of the time
+      (with a long queue, about ``tolerance`` of it).
 
     Also returned: ``mean_busy_threads`` with an unlimited pool (Little's law: throughput times
     the time a thread is held), ``response_time_unlimited`` and ``response_time_model`` (at
-    ``model_threads``).
+    ``model_threads``, this load).
 
     Parameters are those of :func:`build_grid` without ``threads``; ``tolerance`` is a number
     in (0, 10] (0.10 = 10 % slower than unlimited), ``percentile`` a number in (0, 100). The
@@ -286,15 +295,26 @@ def threads_needed(
         r_at_hi[active[meets]] = r_mid[meets]
         lo[active[~meets]] = mid[~meets] + 1
 
+    # The pool that serves every load up to this one: clients vary fastest in the mesh, so
+    # each row of the reshaped array runs over the loads of one setting, in increasing order.
+    envelope = np.maximum.accumulate(hi.reshape(-1, axes["clients"].size), axis=1).ravel()
+    raised = np.flatnonzero(envelope != hi)
+    r_model = r_at_hi.copy()
+    if raised.size:
+        parts = _solve(K[raised], B[raised], envelope[raised], cpu[raised], wait[raised],
+                       Z[raised], method)
+        r_model[raised] = np.concatenate([np.atleast_1d(r.response_time) for r in parts])
+
     rule = {int(k): rules.domino_initial_threads(int(k)) for k in axes["clients"]}
     frame = pd.DataFrame({
         "clients": K, "capacity": B, "cpu_time": cpu, "wait_time": wait, "think_time": Z,
         "rule_threads": pd.Series(K).map(rule).to_numpy(np.int64),
         "peak_threads": peak,
-        "model_threads": hi,
+        "model_threads": envelope,
+        "model_threads_at_load": hi,
         "mean_busy_threads": mean_busy,
         "response_time_unlimited": r_unlimited,
-        "response_time_model": r_at_hi,
+        "response_time_model": r_model,
     })
     return frame
 

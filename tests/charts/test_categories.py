@@ -125,3 +125,42 @@ def test_interval_chart_refuses_a_reversed_band_and_missing_text(estimates):
         interval(estimates, value_title="")
     with pytest.raises(ValueError, match="lacks column"):
         interval(estimates, high="nope")
+
+
+def test_heatmap_for_a_dense_grid_has_plain_small_cells_and_one_shade_per_level():
+    """Hundreds of cells: no number in each, smaller cells, a few distinct levels in the
+    legend, thinned x labels; the tooltip still gives every value."""
+    frame = pd.DataFrame([(x / 20, y, (x + y) % 4 + 1) for x in range(1, 21) for y in range(10)],
+                         columns=["share", "overhead", "held"])
+    spec = heat(frame, x="share", y="overhead", value="held", value_format="d",
+                cell_labels=False, cell_size=(16, 14), levels=True).to_dict()
+    layers = spec["layer"]
+    assert [layer["mark"]["type"] for layer in layers] == ["rect"]
+    colour = layers[0]["encoding"]["color"]
+    assert colour["type"] == "ordinal" and colour["legend"]["orient"] == "bottom"
+    assert spec["width"] == {"step": 16} and spec["height"] == {"step": 14}
+    assert layers[0]["encoding"]["x"]["axis"]["labelOverlap"] == "parity"
+    assert {t["field"] for t in layers[0]["encoding"]["tooltip"]} == {"share", "overhead", "held"}
+    with pytest.raises(ValueError, match="cell_size must be"):
+        heat(frame, x="share", y="overhead", value="held", cell_size=(2, 14))
+
+
+def test_heatmap_defaults_keep_labelled_cells(cells):
+    spec = heat(cells).to_dict()
+    assert spec["width"] == {"step": 32} and spec["height"] == {"step": 24}
+    assert "labelOverlap" not in spec["layer"][0]["encoding"]["x"]["axis"]
+
+
+def test_stacked_count_chart_keeps_its_legend_below_a_narrow_plot():
+    frame = pd.DataFrame({"document": ["a", "a", "b", "b", "b"],
+                          "status": ["reproduced", "recomputed", "reproduced",
+                                     "not reproducible", "reproduced"]})
+    spec = charts.stacked_count_chart(
+        frame, category="document", stack="status", title="T", description="D",
+        category_title="Document", stack_title="Status",
+        stack_order=["reproduced", "recomputed", "not reproducible"]).to_dict()
+    legend = spec["encoding"]["color"]["legend"]
+    assert legend["orient"] == "bottom"
+    assert spec["width"] == charts.NARROW_WIDTH
+    assert spec["encoding"]["color"]["scale"]["domain"] == ["reproduced", "recomputed",
+                                                             "not reproducible"]

@@ -201,3 +201,23 @@ def test_goodness_of_fit_chart_has_two_panels_tooltips_and_text():
             frame, observed="nope", fitted="fit", residual="res", x="users",
             series="model", title="T", description="D", value_title="R (s)",
             x_title="Users", residual_title="Residual", series_title="Model")
+
+
+def test_fit_chart_band_at_settings_draws_bars_not_an_area(fitted):
+    """A band wider than the chart, drawn as an area, greys the whole plot: drawn at the
+    measured and predicted settings, it leaves the points and the curve on white."""
+    spec = fit_chart(fitted, y_domain=(0, 250), band_at_settings=True).to_dict()
+    band = spec["layer"][0]
+    assert band["mark"]["type"] == "rule" and band["mark"]["clip"] is True
+    assert band["encoding"]["stroke"]["scale"]["domain"] == ["95 % band"]
+    assert band["encoding"]["y"]["field"] == "low" and band["encoding"]["y2"]["field"] == "high"
+    kept = band["transform"][-1]["filter"]
+    assert kept["field"] == "n" and kept["oneOf"] == [5.0, 10.0, 40.0, 100.0]
+    assert spec["resolve"]["legend"] == {"stroke": "independent"}
+    measured, curve, predictions = fitted
+    with pytest.raises(ValueError, match=r"it lacks \[40.0\]"):
+        charts.fit_chart(measured, curve[curve["n"] != 40], x="n", y="average_request_time_ms",
+                         fit="fit", low="low", high="high", title="T", description="D",
+                         x_title="n", y_title="t", measured_name="m", fit_name="f",
+                         band_name="b", predictions=predictions, prediction_name="p",
+                         band_at_settings=True)

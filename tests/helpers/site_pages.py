@@ -55,10 +55,15 @@ def served(rel: str, how: str, site_url: str) -> tuple[str, str]:
     return (SITE / rel).as_uri(), "file://"
 
 
-def open_page(browser, url: str, origin: str, width: int = 1280):
-    """A new page, ``width`` pixels wide, that aborts and records every request not to
-    ``origin``."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
+def open_page(browser, url: str, origin: str, width: int = 1280, height: int = 900,
+              touch: bool = False, dark: bool = False):
+    """A new page, ``width`` by ``height`` pixels, that aborts and records every request not to
+    ``origin``; ``touch`` makes it a phone's (touch events, no mouse hover), ``dark`` asks
+    for the theme's dark mode."""
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch,
+                                  is_mobile=touch, color_scheme="dark" if dark else "light")
+    if dark:
+        context.add_init_script("localStorage.setItem('theme', 'dark')")
     page = context.new_page()
     visit = Visit()
 

@@ -3,10 +3,13 @@
 The explorer is one Altair chart whose sliders (Vega parameters bound to range inputs) select
 from a grid stored in the page. The browser test moves sliders the way a reader's browser
 does (set the value, dispatch ``input`` and ``change``) with every request to another host
-aborted, and checks that the drawn lines and the printed readout change accordingly.
+aborted, and checks that the drawn lines and the printed readout change accordingly. Then the
+page as a workshop uses it: on a phone (390 px, touch), in dark mode, and opened at its top.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from site_pages import SCREENSHOTS, SITE, open_page, unexpected, wait_for_charts
@@ -115,3 +118,136 @@ def test_sliders_change_the_plotted_values_offline(browser, site_url, served):
     assert visit.outside == [], f"the page asked another host for: {visit.outside}"
     assert errors_in_chart == 0
     assert unexpected(visit.console_errors) == [], visit.console_errors
+
+
+# --- the workshop on a phone, by touch, in dark mode ----------------------------------------------
+
+PHONE = {"width": 390, "height": 844}  # a common phone's screen, in CSS pixels
+DESKTOP = {"width": 1366, "height": 768}
+# WCAG 2 AA: normal text needs a contrast ratio of at least 4.5 with its background.
+MIN_CONTRAST = 4.5
+_CONTRAST_JS = """els => {
+  const rgba = c => { const p = c.match(/[\\d.]+/g).map(Number);
+                      return p.length > 3 ? p : [...p, 1]; };
+  const lum = c => c.slice(0, 3).map(v => { v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const behind = el => { for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] >= 0.5) return c; }
+    return [255, 255, 255, 1]; };
+  return els.map(el => { const a = lum(rgba(getComputedStyle(el).color)), b = lum(behind(el));
+    return {text: el.textContent.trim(), color: getComputedStyle(el).color,
+            background: behind(el).join(','),
+            ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)}; });
+}"""
+
+
+def _open_explorer(browser, site_url, **options):
+    url = f"{site_url}/{PAGE}"
+    context, page, visit = open_page(browser, url, site_url, **options)
+    page.goto(url, wait_until="load")
+    assert wait_for_charts(page) >= 1
+    page.wait_for_timeout(300)
+    return context, page, visit
+
+
+@pytest.mark.browser
+def test_the_explorer_keeps_to_a_phone_screen(browser, site_url):
+    """At 390 px nothing leaves the screen: the page is no wider than the phone, the panels
+    stack in one column, and every slider lies on the screen, uncovered, where a thumb can
+    reach it."""
+    context, page, visit = _open_explorer(browser, site_url, touch=True, **PHONE)
+    try:
+        chart = page.locator(EXPLORER)
+        page_width = page.evaluate("() => document.documentElement.scrollWidth")
+        svg = chart.locator("svg.marks").first.bounding_box()
+        sliders = []
+        for i in range(chart.locator("input[type='range']").count()):
+            slider = chart.locator("input[type='range']").nth(i)
+            slider.scroll_into_view_if_needed()
+            box = slider.bounding_box()
+            hit = page.evaluate(
+                """([x, y]) => { const e = document.elementFromPoint(x, y);
+                   return e && e.tagName === 'INPUT' ? e.name : String(e && e.className); }""",
+                [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+            sliders.append((slider.get_attribute("name"), round(box["x"]),
+                            round(box["x"] + box["width"]), hit))
+        page.evaluate("sel => window.scrollTo(0, document.querySelector(sel)"
+                      ".getBoundingClientRect().top + window.scrollY - 60)", EXPLORER)
+        page.wait_for_timeout(200)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "notebooks__what-if__phone.png"), full_page=True)
+    finally:
+        context.close()
+    assert page_width <= PHONE["width"], f"the page is {page_width} px wide on a 390 px phone"
+    assert svg["x"] >= 0 and svg["x"] + svg["width"] <= PHONE["width"], (
+        f"the explorer spans {svg['x']:.0f} to {svg['x'] + svg['width']:.0f} px")
+    assert len(sliders) == 6
+    for name, left, right, hit in sliders:
+        assert 0 <= left and right <= PHONE["width"], f"slider {name} spans {left} to {right} px"
+        assert hit == name, f"slider {name} is covered by {hit!r}"
+    assert visit.outside == []
+
+
+@pytest.mark.browser
+def test_a_tap_shows_the_value(browser, site_url):
+    """Touch screens show no hover tooltip: a tap on a panel writes the value under it."""
+    context, page, visit = _open_explorer(browser, site_url, touch=True, **PHONE)
+    try:
+        chart = page.locator(EXPLORER)
+        before = _texts(chart)
+        # The 8th dot of the first panel (throughput) stands at 200 clients: tap where it is.
+        column = chart.locator("svg.marks g.mark-symbol path").nth(7)
+        column.evaluate("el => window.scrollBy(0, el.getBoundingClientRect().top"
+                        " - window.innerHeight * 0.6)")
+        page.wait_for_timeout(200)
+        box = column.bounding_box()
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(400)
+        after = _texts(chart)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "notebooks__what-if__phone-tap.png"))
+    finally:
+        context.close()
+    tapped = [t for t in after if t.startswith("200 clients: ")]
+    assert not [t for t in before if t.startswith("200 clients: ")]
+    assert tapped, f"a tap wrote no value; texts: {after}"
+    assert re.fullmatch(r"200 clients: \d+(\.\d+)?", tapped[0]), tapped
+    assert visit.outside == []
+
+
+@pytest.mark.browser
+def test_slider_labels_are_readable_in_dark_mode(browser, site_url):
+    """In the theme's dark mode every slider's name and value keep a contrast of at least
+    4.5:1 with what is behind them."""
+    context, page, visit = _open_explorer(browser, site_url, dark=True, **DESKTOP)
+    try:
+        theme = page.evaluate("() => document.documentElement.dataset.theme")
+        chart = page.locator(EXPLORER)
+        labels = chart.locator(".vega-bind-name, .vega-bind input[type='range'] + span")
+        contrasts = labels.evaluate_all(_CONTRAST_JS)
+        chart.scroll_into_view_if_needed()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "notebooks__what-if__dark.png"))
+    finally:
+        context.close()
+    assert theme == "dark"
+    assert len(contrasts) == 12  # six names, six values
+    low = [c for c in contrasts if c["ratio"] < MIN_CONTRAST]
+    assert low == [], f"text below {MIN_CONTRAST}:1 in dark mode: {low}"
+    assert visit.outside == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("screen", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_explorer_is_at_the_top_of_its_page(browser, site_url, screen):
+    """A workshop opens the page and finds the explorer: its sliders begin on the first
+    screen, before the model and the grid are explained."""
+    context, page, visit = _open_explorer(browser, site_url, touch=screen is PHONE, **screen)
+    try:
+        top = page.evaluate("sel => document.querySelector(sel).getBoundingClientRect().top"
+                            " + window.scrollY", EXPLORER)
+    finally:
+        context.close()
+    assert top < screen["height"] * 0.8, (
+        f"the explorer starts {top:.0f} px down a {screen['height']} px screen")

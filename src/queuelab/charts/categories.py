@@ -21,7 +21,7 @@ from queuelab.charts._common import (
     require_texts,
     series_colour,
 )
-from queuelab.charts._style import NARROW_WIDTH, PALETTE
+from queuelab.charts._style import LEGEND_LABEL_LIMIT, NARROW_WIDTH, PALETTE
 
 
 def stacked_count_chart(
@@ -38,6 +38,8 @@ def stacked_count_chart(
     """Horizontal bars counting rows per ``category``, stacked by ``stack``.
 
     Hovering a segment shows its exact count; clicking a legend entry highlights that stack.
+    The legend sits below the bars and the plot keeps to NARROW_WIDTH, so that labels, bars
+    and legend fit the text column of a desktop page together.
     """
     require_columns(data, [category, stack])
     require_texts(title=title, description=description, category_title=category_title,
@@ -49,14 +51,15 @@ def stacked_count_chart(
     return alt.Chart(counts).mark_bar().encode(
         y=alt.Y(f"{category}:N", title=category_title, sort=sorted(counts[category].unique())),
         x=alt.X("sum(count):Q", title="Count", axis=alt.Axis(tickMinStep=1, format="d")),
-        color=series_colour(stack, stack_title, order, legend=alt.Undefined),
+        color=series_colour(stack, stack_title, order, legend=alt.Legend(
+            orient="bottom", direction="horizontal", columns=2, labelLimit=LEGEND_LABEL_LIMIT)),
         order=alt.Order("_order:Q"),
         opacity=fade(highlight),
         tooltip=[alt.Tooltip(f"{category}:N", title=category_title),
                  alt.Tooltip(f"{stack}:N", title=stack_title),
                  alt.Tooltip("count:Q", title="Count")],
     ).add_params(highlight).properties(title=title, description=description,
-                                       height=alt.Step(28))
+                                       width=NARROW_WIDTH, height=alt.Step(28))
 
 
 def heatmap(
@@ -77,7 +80,10 @@ def heatmap(
     facet_title: str | None = None,
     facet_columns: int = 3,
     diverging: bool = False,
-    subtitle: str | None = None,
+    subtitle: str | Sequence[str] | None = None,
+    cell_labels: bool = True,
+    cell_size: tuple[int, int] = (32, 24),
+    levels: bool = False,
 ) -> alt.Chart | alt.FacetChart:
     """Cells of an ``x`` by ``y`` grid coloured by ``value``, each cell printing its value.
 
@@ -88,6 +94,12 @@ def heatmap(
     ``diverging`` colours around 0 (blue below, orange above) on a symmetric scale.
     ``facet`` draws one small grid per value of that column, in order of appearance,
     ``facet_columns`` to a row.
+
+    A dense grid (hundreds of cells) reads better without a number in every cell:
+    ``cell_labels=False`` leaves the cells plain (the tooltip still gives every value),
+    ``cell_size`` = (width, height) in pixels makes them smaller, and ``levels=True`` colours a
+    value that takes a few whole levels (a count) with one distinct shade per level, each
+    named in the legend, instead of a continuous ramp. Crowded x labels are thinned out.
     """
     require_columns(data, [x, y, value] + ([label] if label else []) + ([facet] if facet else [])
                      + field_columns(tooltip_fields))
@@ -95,8 +107,11 @@ def heatmap(
                   value_title=value_title)
     if facet_columns < 1:
         raise ValueError(f"facet_columns must be an integer >= 1, got {facet_columns!r}")
+    if len(cell_size) != 2 or min(cell_size) < 4:
+        raise ValueError(f"cell_size must be (width, height) in pixels, each >= 4, got "
+                         f"{cell_size!r}")
     frame = data.copy()
-    if label is None:
+    if label is None and cell_labels:
         label = "_label"
         frame[label] = printed(frame[value], value_format)
     extent = float(frame[value].abs().max()) or 1.0
@@ -116,20 +131,32 @@ def heatmap(
     ]
     base = alt.Chart(frame).encode(
         x=alt.X(f"{x}:O", title=x_title, sort=sorted(frame[x].unique().tolist()),
-                axis=alt.Axis(labelAngle=0, grid=False)),
+                axis=alt.Axis(labelAngle=0, grid=False,
+                              **({"labelOverlap": "parity"} if cell_size[0] < 32 else {}))),
         y=alt.Y(f"{y}:O", title=y_title, sort=sorted(frame[y].unique().tolist()),
                 axis=alt.Axis(grid=False)),
         tooltip=tooltip,
     )
     legend = alt.Legend(orient="bottom", direction="horizontal", gradientLength=220,
                         **number_format(value_format))
-    cells = base.mark_rect(stroke="white", strokeWidth=1).encode(
-        color=alt.Color(f"{value}:Q", title=value_title, scale=scale, legend=legend))
-    text = base.mark_text(fontSize=10).encode(
-        text=alt.Text(f"{label}:N"),
-        color=alt.condition(strong, alt.value("white"), alt.value("#222")),
-    )
-    layered = alt.layer(cells, text).properties(width=alt.Step(32), height=alt.Step(24))
+    colour = alt.Color(f"{value}:Q", title=value_title, scale=scale, legend=legend)
+    if levels:
+        # One distinct colour per level, yellow to dark blue, the lightest still clearly
+        # coloured against the white page.
+        colour = alt.Color(f"{value}:O", title=value_title, legend=alt.Legend(
+            orient="bottom", direction="horizontal", **number_format(value_format)),
+            scale=alt.Scale(scheme={"name": "yellowgreenblue", "extent": [0.15, 1.0]}),
+            sort="ascending")
+    cells = base.mark_rect(stroke="white", strokeWidth=1 if min(cell_size) >= 12 else 0.5
+                           ).encode(color=colour)
+    layers = [cells]
+    if cell_labels:
+        layers.append(base.mark_text(fontSize=10).encode(
+            text=alt.Text(f"{label}:N"),
+            color=alt.condition(strong, alt.value("white"), alt.value("#222")),
+        ))
+    layered = alt.layer(*layers).properties(width=alt.Step(cell_size[0]),
+                                            height=alt.Step(cell_size[1]))
     head = heading(title, subtitle)
     if facet is None:
         return layered.properties(title=head, description=description)

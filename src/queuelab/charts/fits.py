@@ -13,6 +13,7 @@ from queuelab.charts._common import (
     heading,
     kind_chart,
     legend_highlight,
+    marked_at,
     require_columns,
     require_domain,
     require_text,
@@ -47,6 +48,7 @@ def fit_chart(
     subtitle: str | Sequence[str] | None = None,
     x_log: bool = True,
     y_domain: tuple[float, float] | None = None,
+    band_at_settings: bool = False,
 ) -> alt.LayerChart:
     """Measured points with a fitted curve and its band, and optional model predictions.
 
@@ -60,6 +62,10 @@ def fit_chart(
     ``y_domain`` fixes the y range; marks are then clipped to it (say so in the subtitle when
     the band runs off the chart: its tooltip still gives the exact limits). ``subtitle`` may be
     a list of lines.
+
+    ``band_at_settings`` draws the band as a thick grey bar at each measured and predicted
+    setting (rows of ``curve`` at those ``x``, which it must hold) instead of an area along the
+    curve: a band so wide that it runs off the chart would otherwise grey the whole plot.
     """
     require_columns(points, [x, y] + ([label] if label else []))
     require_columns(curve, [x, fit, low, high])
@@ -95,14 +101,29 @@ def fit_chart(
             enc["shape"] = alt.Shape("_kind:N", scale=shape, legend=legend)
         return enc
 
-    band = kind_chart(curve, band_name).mark_area(opacity=0.3, clip=clip).encode(
-        x=x_enc, y=alt.Y(f"{low}:Q", title=y_title, scale=y_scale), y2=f"{high}:Q",
-        fill=alt.Fill("_kind:N", scale=alt.Scale(domain=[band_name], range=[BAND_COLOUR]),
-                      legend=alt.Legend(orient="bottom", direction="vertical", title=None,
-                                        symbolType="square", labelLimit=LEGEND_LABEL_LIMIT)),
-        tooltip=[x_tip, alt.Tooltip(f"{low}:Q", title=f"{band_name}, low", **fmt),
-                 alt.Tooltip(f"{high}:Q", title=f"{band_name}, high", **fmt)],
-    )
+    band_tips = [x_tip, alt.Tooltip(f"{low}:Q", title=f"{band_name}, low", **fmt),
+                 alt.Tooltip(f"{high}:Q", title=f"{band_name}, high", **fmt)]
+    band_scale = alt.Scale(domain=[band_name], range=[BAND_COLOUR])
+    band_y = alt.Y(f"{low}:Q", title=y_title, scale=y_scale)
+    if band_at_settings:
+        missing = sorted(set(x_values) - set(curve[x].astype(float)))
+        if missing:
+            raise ValueError(f"curve must hold a row at every measured and predicted {x} "
+                             f"for band_at_settings; it lacks {missing}")
+        band = marked_at(kind_chart(curve, band_name), x, x_values).mark_rule(
+            strokeWidth=9, opacity=0.45, clip=clip).encode(
+            x=x_enc, y=band_y, y2=f"{high}:Q",
+            stroke=alt.Stroke("_kind:N", scale=band_scale, legend=alt.Legend(
+                orient="bottom", direction="vertical", title=None, symbolType="stroke",
+                symbolStrokeWidth=9, labelLimit=LEGEND_LABEL_LIMIT)),
+            tooltip=band_tips)
+    else:
+        band = kind_chart(curve, band_name).mark_area(opacity=0.3, clip=clip).encode(
+            x=x_enc, y=band_y, y2=f"{high}:Q",
+            fill=alt.Fill("_kind:N", scale=band_scale, legend=alt.Legend(
+                orient="bottom", direction="vertical", title=None, symbolType="square",
+                labelLimit=LEGEND_LABEL_LIMIT)),
+            tooltip=band_tips)
     line = kind_chart(curve, fit_name).mark_line(clip=clip).encode(
         x=x_enc, y=alt.Y(f"{fit}:Q", title=y_title), **coloured(False),
         tooltip=[x_tip, alt.Tooltip(f"{fit}:Q", title=fit_name, **fmt)],
@@ -119,7 +140,9 @@ def fit_chart(
             x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **coloured(True),
             tooltip=[x_tip, alt.Tooltip(f"{y}:Q", title=prediction_name, **fmt)],
         ))
-    return alt.layer(*layers).resolve_legend(fill="independent").properties(
+    return alt.layer(*layers).resolve_legend(
+        **({"stroke": "independent"} if band_at_settings else {"fill": "independent"})
+    ).properties(
         title=heading(title, subtitle),
         description=description,
     )

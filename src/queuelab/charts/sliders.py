@@ -18,6 +18,10 @@ from queuelab.charts._common import (
 from queuelab.charts._style import PALETTE
 
 EXPLORER_DIGITS = 4  # significant digits the slider explorer stores of each value
+EXPLORER_COLUMNS = 2  # views to a row of the slider explorer, where its box is wide enough
+EXPLORER_SPACING = 24  # pixels between its views
+# Room a view takes beside its plot (the y axis, its labels and title), in pixels.
+_AXIS_ROOM = 56
 
 
 def _explorer_number(value: float, decimals: int | None = None) -> float | int:
@@ -78,7 +82,7 @@ def slider_explorer(
     subtitle: str | Sequence[str] | None = None,
     panel_width: int = 270,
     panel_height: int = 160,
-) -> alt.VConcatChart:
+) -> alt.ConcatChart:
     """Small panels of precomputed model results against ``x``, steered by range sliders.
 
     A static page runs no Python: ``grid`` holds every panel's value at every combination of
@@ -86,16 +90,22 @@ def slider_explorer(
     ``(column, label)``: the column's values must be evenly spaced and its name a valid
     identifier (it names the slider's parameter); ``initial`` maps columns to starting values
     (default: the smallest). ``panels`` lists ``(column, y_title, tooltip_format, scale)``,
-    scale ``"linear"`` or ``"log"``, two panels to a row; each panel's y range is fixed over
-    the whole grid, so a moved slider moves the curve, not the axis. Every point's tooltip
-    gives the values of all panels. Values are stored with EXPLORER_DIGITS significant digits
-    (``decimals`` maps a column to decimal places instead).
+    scale ``"linear"`` or ``"log"``; each panel's y range is fixed over the whole grid, so a
+    moved slider moves the curve, not the axis. Hovering anywhere above an ``x`` value shows a
+    tooltip with the values of all panels there; a tap (or click) also writes the panel's value
+    above it, for touch screens, which show no tooltip. Values are stored with
+    EXPLORER_DIGITS significant digits (``decimals`` maps a column to decimal places instead).
 
     ``pool = (slider column, panel column, label)`` draws the slider's value as a dashed rule
     on that panel (the pool size over the busy threads, say). ``answers`` adds a panel: one
     line per ``answer_series`` ``(column, label)`` of whole numbers against ``x``, selected by
     the sliders whose columns it has, and a readout of every answer at the ``x`` picked by an
-    extra slider named ``load`` (label ``load_label``; ``initial["load"]`` starts it).
+    extra slider named ``load`` (label ``load_label``; ``initial["load"]`` starts it). Its y axis
+    is logarithmic and fixed over all the answers (whole numbers >= 1) and the pool sizes.
+
+    The views sit two to a row (EXPLORER_COLUMNS) where the chart's box is wide enough, and in
+    one column where it is not (a phone): a patch of the compiled spec, which vega-embed
+    applies, makes the number of columns follow the width of the box.
     """
     _check_explorer(grid, x=x, x_title=x_title, sliders=sliders, panels=panels, title=title,
                     description=description)
@@ -109,7 +119,6 @@ def slider_explorer(
     datasets = {"explorer_grid": _explorer_pack(grid, x, slider_cols, [p[0] for p in panels],
                                                 dict(decimals or {}))}
     views = explorer.panels(grid, slider_cols, panels)
-    rows = [alt.hconcat(*views[i:i + 2], spacing=24) for i in range(0, len(views), 2)]
     if answers is not None:
         keys = [c for c in slider_cols if c in answers.columns]
         _check_answers(answers, x=x, xs=xs, keys=keys, answer_series=answer_series,
@@ -119,12 +128,34 @@ def slider_explorer(
         answer_cols = [c for c, _ in answer_series]
         datasets["explorer_answers"] = _explorer_pack(answers, x, keys, answer_cols,
                                                       {c: 0 for c in answer_cols})
-        rows.append(explorer.answers(keys, answer_series, answer_title, answer_y_title))
-    chart = alt.vconcat(*rows, spacing=20).add_params(*params).properties(
-        title=heading(title, subtitle),
-        description=description)
+        shown = [answers[c].astype(float) for c in answer_cols]
+        if pool is not None:
+            shown.append(grid[pool[0]].astype(float))
+        views += explorer.answers(keys, answer_series, answer_title, answer_y_title,
+                                  pd.concat(shown, ignore_index=True))
+    chart = alt.concat(*views, columns=EXPLORER_COLUMNS, spacing=EXPLORER_SPACING).add_params(
+        *params).properties(title=heading(title, subtitle), description=description,
+                            usermeta={"embedOptions": {"patch": _stacking_patch(panel_width)}})
     chart.datasets = datasets
     return chart
+
+
+def _stacking_patch(panel_width: int) -> list[dict]:
+    """A JSON patch of the compiled Vega spec (applied by vega-embed) that lays the views out
+    in one column when the chart's box is narrower than two columns of them, as on a phone:
+    the number of columns becomes a signal of the box's width, updated when the window is
+    resized."""
+    two_columns = EXPLORER_COLUMNS * (panel_width + _AXIS_ROOM) + EXPLORER_SPACING
+    # The window's width stands in for the box's while the box has none (not yet laid out).
+    width = "(containerSize()[0] > 0 ? containerSize()[0] : windowSize()[0])"
+    columns = f"{width} < {two_columns} ? 1 : {EXPLORER_COLUMNS}"
+    return [
+        {"op": "add", "path": "/signals/-",
+         "value": {"name": "explorer_columns", "init": columns,
+                   "on": [{"events": {"source": "window", "type": "resize"},
+                           "update": columns}]}},
+        {"op": "add", "path": "/layout/columns", "value": {"signal": "explorer_columns"}},
+    ]
 
 
 # The steps of slider_explorer: its checks, its parameters, and the views it draws.
@@ -161,6 +192,10 @@ def _check_answers(answers: pd.DataFrame, *, x: str, xs: list[float], keys: list
         raise ValueError("answer_series must list at least one (column, label)")
     if sorted(float(v) for v in answers[x].unique()) != xs:
         raise ValueError(f"answers must have the same {x} values as grid, {xs}")
+    low = float(answers[answer_cols].min().min())
+    if not low >= 1:
+        raise ValueError(f"answers must be numbers >= 1 (the panel's axis is logarithmic), "
+                         f"got {low!r}")
 
 
 def _slider_params(grid: pd.DataFrame, sliders: Sequence[tuple[str, str]],
@@ -254,7 +289,9 @@ class _Explorer:
     def panels(self, grid: pd.DataFrame, slider_cols: list[str],
                panels: Sequence[tuple[str, str, str, str]]) -> list[alt.LayerChart]:
         """One view per panel: the picked curve as a line with dots, the pool rule on its
-        panel; every point's tooltip gives all panels' values."""
+        panel, and on top a transparent column over each x that carries the tooltip (all
+        panels' values) and, on a tap or click, marks the point and writes its value above the
+        plot: touch screens show no tooltip."""
         tips = [alt.Tooltip(f"{self.x}:Q", title=self.x_title, format="d")] + [
             alt.Tooltip(f"m{j}:Q", title=y_title, format=fmt)
             for j, (_, y_title, fmt, _) in enumerate(panels)]
@@ -262,21 +299,51 @@ class _Explorer:
         views = []
         for j, (column, y_title, fmt, scale_type) in enumerate(panels):
             scale, axis = _panel_scale(grid[column].astype(float), scale_type, fmt)
-            base = self.selected(alt.Chart(), slider_cols, len(panels)).encode(
+            picked = self.selected(alt.Chart(), slider_cols, len(panels))
+            base = picked.encode(
                 x=self.x_enc, y=alt.Y(f"m{j}:Q", title=y_title, scale=scale, axis=axis),
                 tooltip=tips)
             layers = [base.mark_line(color=PALETTE[0]),
                       base.mark_point(filled=True, size=36, color=PALETTE[0])]
             if self.pool is not None and self.pool[1] == column:
                 layers += self.pool_marks(alt.Y("_v:Q", scale=scale))
+            layers += self.tap_marks(picked, base, j, fmt, tips)
             views.append(alt.layer(*layers, data=data).properties(width=self.width,
                                                                   height=self.height))
         return views
 
+    def tap_marks(self, picked: alt.Chart, base: alt.Chart, j: int, fmt: str,
+                  tips: list[alt.Tooltip]) -> list[alt.Chart]:
+        """The tapped point of panel ``j``: a rule and a larger dot there, its value written
+        above the plot, and the transparent columns (drawn last, on top) that catch the taps
+        and the hovering."""
+        tap = alt.selection_point(name=f"tap_{j}", fields=[self.x], on="pointerdown",
+                                  empty=False)
+        half = _x_step(self.xs) / 2
+        scale = alt.Scale(domain=[0, self.xs[-1]], nice=False)
+        value = (f"format(datum.{self.x}, 'd') + ' {escape(self.x_title.lower())}: ' + "
+                 f"format(datum.m{j}, '{escape(fmt)}')")
+        chosen = picked.transform_filter(tap)
+        return [
+            chosen.mark_rule(color="#444", strokeDash=[2, 2]).encode(x=self.x_enc),
+            base.transform_filter(tap).mark_point(filled=True, size=110, color=PALETTE[0],
+                                                  stroke="#222"),
+            chosen.transform_calculate(_tap=value).mark_text(
+                align="right", baseline="bottom", dy=-4, fontSize=12, fontWeight="bold").encode(
+                x=alt.value(self.width), y=alt.value(0), text="_tap:N"),
+            picked.transform_calculate(
+                _x0=f"datum.{self.x} - {half!r}", _x1=f"datum.{self.x} + {half!r}").mark_rect(
+                opacity=0, clip=True).encode(
+                x=alt.X("_x0:Q", title=self.x_title, scale=scale, axis=alt.Axis(format="d")),
+                x2="_x1:Q", y=alt.value(0), y2=alt.value(self.height), tooltip=tips,
+            ).add_params(tap),
+        ]
+
     def answers(self, keys: list[str], answer_series: Sequence[tuple[str, str]],
-                answer_title: str, answer_y_title: str) -> alt.HConcatChart:
-        """The answers panel (one line per answer against x, the load marked) beside the
-        readout of every answer at the load."""
+                answer_title: str, answer_y_title: str,
+                values: pd.Series) -> list[alt.LayerChart]:
+        """The answers panel (one line per answer against x, the load marked, on a fixed log
+        scale over ``values``) and the readout of every answer at the load."""
         labels = [label for _, label in answer_series]
         fields = [f"m{j}" for j in range(len(answer_series))]
         series = " : ".join(f"datum.key == '{f}' ? '{escape(label)}'"
@@ -285,7 +352,11 @@ class _Explorer:
                              len(fields)).transform_fold(fields).transform_calculate(
             series=series)
         colour = series_colour("series", None, labels, stroke_legend("bottom", "vertical"))
-        enc = {"x": self.x_enc, "y": alt.Y("value:Q", title=answer_y_title), "color": colour,
+        scale, axis = _panel_scale(values, "log", "d")
+        enc = {"x": self.x_enc,
+               "y": alt.Y("value:Q", title=f"{answer_y_title} (log scale)", scale=scale,
+                          axis=axis),
+               "color": colour,
                "tooltip": [alt.Tooltip("series:N", title="Answer"),
                            alt.Tooltip(f"{self.x}:Q", title=self.x_title, format="d"),
                            alt.Tooltip("value:Q", title=answer_y_title, format="d")]}
@@ -297,14 +368,14 @@ class _Explorer:
                   here.mark_point(filled=True, size=120, stroke="#222").encode(**enc)]
         lines = [""] + labels
         if self.pool is not None:
-            layers += self.pool_marks("_v:Q")
+            layers += self.pool_marks(alt.Y("_v:Q", scale=scale))
             lines.append(self.pool[2])
         sizing = alt.layer(*layers).properties(title=answer_title, width=self.width,
                                                height=self.height + 40)
         readout = self.readout(here, lines, colour, answer_y_title)
         table = alt.layer(*readout).properties(width=self.width, height=24 * len(lines),
                                                view={"stroke": None})
-        return alt.hconcat(sizing, table, spacing=24)
+        return [sizing, table]
 
     def readout(self, here: alt.Chart, lines: list[str], colour: alt.Color,
                 answer_y_title: str) -> list[alt.Chart]:
