@@ -70,7 +70,7 @@ def test_the_claims_audit_is_shown_from_the_package(doc, cells):
 
 
 def test_at_least_three_exercises_with_gated_solutions(markdown):
-    exercises = re.findall(r"```\{exercise\}\n:label: (\S+)", markdown)
+    exercises = re.findall(r"```\{exercise(?:-start)?\}\n:label: (\S+)", markdown)
     assert len(exercises) >= 3
     for label in exercises:
         assert re.search(rf"```{{solution-start}} {re.escape(label)}\n:class: dropdown", markdown)

@@ -46,6 +46,11 @@ def test_page_renders_offline(browser, site_url, path: Path):
         assert charts > 0
 
 
+# The WebMail response-time chart (figure DT-F3): one line with points per thread setting, and a
+# legend (the page opens with a heat map, so the chart is found by its section's label).
+DT_F3 = "section:has(> #dt-f3) div[id^='altair-viz-']"
+
+
 def _chart_page(browser, site_url):
     rel = "notebooks/domino-threads.html"
     context, page, visit = open_page(browser, f"{site_url}/{rel}", site_url)
@@ -57,7 +62,7 @@ def _chart_page(browser, site_url):
 def test_tooltip_shows_exact_value(browser, site_url):
     context, page, visit = _chart_page(browser, site_url)
     try:
-        chart = page.locator("div[id^='altair-viz-']").first
+        chart = page.locator(DT_F3).first
         chart.scroll_into_view_if_needed()
         point = chart.locator("svg.marks g.mark-symbol path").first
         point.hover(force=True)
@@ -74,7 +79,7 @@ def test_tooltip_shows_exact_value(browser, site_url):
 def test_legend_click_highlights_one_setting(browser, site_url):
     context, page, visit = _chart_page(browser, site_url)
     try:
-        chart = page.locator("div[id^='altair-viz-']").first
+        chart = page.locator(DT_F3).first
         chart.scroll_into_view_if_needed()
         lines = chart.locator("svg.marks g.mark-line path")
         faded = "els => els.filter(e => parseFloat(e.getAttribute('opacity') ?? '1') < 0.5).length"
