@@ -31,6 +31,6 @@ def test_each_page_counts_its_exercises_from_one_in_page_order():
 
 def test_the_book_loads_the_extension():
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["sphinx"]
-    assert config["local_extensions"] == {"exercise_numbers": "book/_ext"}
+    assert config["local_extensions"]["exercise_numbers"] == "book/_ext"
     extensions = config["config"]["extensions"]
     assert extensions.index("exercise_numbers") > extensions.index("sphinx_exercise")

@@ -68,7 +68,7 @@ def prose_of_markdown(text: str) -> str:
         if fence is not None and line.strip() == fence:
             fence, skipping = None, False
             continue
-        if not skipping:
+        if not skipping and not line.startswith("+++"):  # jupytext's cell breaks and metadata
             kept.append(line)
     return _INLINE_CODE.sub("", "\n".join(kept))
 
