@@ -4,7 +4,8 @@
 * :mod:`.show` - rich output (Markdown, typeset math) for a live notebook;
 * :mod:`.fitting` - the fitting chapter: fitted parameters and stored fits as text;
 * :mod:`.thread_pool_model` - the thread-pool-model chapter: sweeps, benchmark and
-  validation summaries.
+  validation summaries;
+* :mod:`.practical` - the practical chapter: the sizing procedure and its worked example.
 
 The helpers of a chapter about one source document live in that document's home,
 ``queuelab.documents.<document>.chapter``; those of the what-if chapter in
