@@ -284,7 +284,7 @@ def connections_opened(threads: int, requests_per_thread: int, n):
 
 
 def time_wait_sockets(connections, run_time_s, time_wait_s: float):
-    """Sockets in TIME_WAIT near the end of a run, by Little's law ``L = lambda * W``.
+    """Sockets in TIME_WAIT near the end of a run, by Little's law ``N = X * R``.
 
     ``connections`` closed evenly over ``run_time_s`` seconds arrive in TIME_WAIT at rate
     ``connections / run_time_s`` and stay ``time_wait_s`` seconds (60 s on Linux; other
