@@ -114,8 +114,7 @@ def stated_numbers(document: str) -> set[float]:
 
 
 def _document_of(figure_id: str) -> str:
-    prefix = figure_id.split("-")[0]
-    return next(d for d in data.documents() if data.prefix(d) == prefix)
+    return data.document_for_prefix(figure_id.split("-")[0])
 
 
 def unstated_points(root: Path = ROOT, statuses: dict[str, str] | None = None,

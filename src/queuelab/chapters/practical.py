@@ -45,11 +45,12 @@ class Ceilings:
     """The three bounds on the throughput (requests per second) and where they meet.
 
     ``per_client`` is ``1/(Z + S)``: one client completes at most one request per think time
-    plus service time, so ``K`` clients at most ``K/(Z + S)``. ``processor`` is ``1/s_c`` (the
-    utilization law with ``U = 1``), ``pool`` is ``T/S`` (Little's law over the threads: each
-    holds a request at least ``S``). ``bottleneck`` names the lower of the last two, ``limit``
-    is its value and ``knee_clients`` the number of clients at which the clients' bound reaches
-    it, ``(Z + S) * limit``: below it the load, above it the bottleneck sets the throughput.
+    plus service time, so ``K`` clients at most ``K/(Z + S)``. ``processor`` is ``p/s_c`` on
+    ``p`` processors (the utilization law with every processor busy), ``pool`` is ``T/S``
+    (Little's law over the threads: each holds a request at least ``S``). ``bottleneck`` names
+    the lower of the last two, ``limit`` is its value and ``knee_clients`` the number of clients
+    at which the clients' bound reaches it, ``(Z + S) * limit``: below it the load, above it the
+    bottleneck sets the throughput.
     """
 
     per_client: float
@@ -67,16 +68,19 @@ def _times(cpu_time: Any, wait_time: Any, think_time: Any) -> tuple[float, float
     return s_c, s_w, z
 
 
-def ceilings(cpu_time: float, wait_time: float, think_time: float, threads: int) -> Ceilings:
+def ceilings(cpu_time: float, wait_time: float, think_time: float, threads: int,
+             processors: int = 1) -> Ceilings:
     """The bounds on the throughput of ``threads`` threads: see :class:`Ceilings`.
 
     ``cpu_time`` (s_c) > 0, ``wait_time`` (s_w) >= 0 and ``think_time`` (Z) >= 0 are in
-    seconds, at most 1e6; ``threads`` (T) is an integer from 1 to 10**6.
+    seconds, at most 1e6; ``threads`` (T) is an integer from 1 to 10**6; ``processors`` (p),
+    an integer from 1 to 10**6, multiply the processor's bound to ``p/s_c``.
     """
     s_c, s_w, z = _times(cpu_time, wait_time, think_time)
     t = integer(threads, "threads", low=1, high=10**6)
+    p = integer(processors, "processors", low=1, high=10**6)
     s = s_c + s_w
-    processor, pool = 1.0 / s_c, t / s
+    processor, pool = p / s_c, t / s
     bottleneck = "pool" if pool < processor else "processor"
     limit = min(processor, pool)
     return Ceilings(per_client=1.0 / (z + s), processor=processor, pool=pool,

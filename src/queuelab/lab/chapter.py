@@ -4,9 +4,9 @@ the paper's claims judged against the new measurements.
 Two measured means *differ* when they are further apart than twice the standard error of
 their difference (batch means, :func:`queuelab.lab.analysis.summarize`) **and** by at least
 :data:`MIN_RELATIVE` of the smaller one: a difference a reader tuning a server would notice,
-that the run's own noise does not explain. The verdict words are the book's: *supported* (the
-numbers bear the claim out), *contradicted* (the numbers say otherwise), *partly* (it holds
-with a qualification that the numbers show), *not testable*.
+that the run's own noise does not explain. The verdict words are the book's, defined once in
+:data:`queuelab.audit.DEFINITIONS`, with these measurements in the place of the source's
+numbers.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import mm1bk, thread_pool
+from ..chapters.practical import ceilings
 from . import analysis, models
 
 __all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_curves",
@@ -404,22 +405,21 @@ def pool_effect(table: pd.DataFrame) -> pd.DataFrame:
 
 def pool_bounds(services: pd.DataFrame, threads: Iterable[int], cores: int = 1
                 ) -> pd.DataFrame:
-    """Per split and pool size: the two ceilings on throughput, T / S (every thread busy for a
-    whole service time S) and C / s_cpu (every core busy), which one binds, and the pool that
-    makes them equal, T* = C S / s_cpu = C (1 + s_wait / s_cpu): the fewest threads that can
-    keep the cores busy (the asymptotic bounds of operational analysis)."""
+    """Per split and pool size, the two ceilings of :func:`queuelab.chapters.practical.ceilings`,
+    T / S (every thread busy for a whole service time S) and C / s_cpu (every core busy), which
+    one binds, and the pool that makes them equal, T* = C S / s_cpu = C (1 + s_wait / s_cpu):
+    the fewest threads that can keep the cores busy."""
     if not isinstance(cores, int | np.integer) or cores < 1:
         raise ValueError(f"cores must be an integer >= 1; got {cores!r}")
     rows = []
     for split, row in services.iterrows():
         for t in threads:
-            pool, core = t / row["S"], cores / row["s_cpu"]
-            rows.append({"split": split, "threads": int(t), "pool bound (1/s)": pool,
-                         "core bound (1/s)": core,
-                         "threads that fill the cores": cores * row["S"] / row["s_cpu"],
-                         "what limits": "the pool" if pool < core else "the cores"})
+            c = ceilings(row["s_cpu"], row["S"] - row["s_cpu"], 0.0, int(t), processors=cores)
+            rows.append({"split": split, "threads": int(t), "pool bound (1/s)": c.pool,
+                         "core bound (1/s)": c.processor,
+                         "threads that fill the cores": c.processor * row["S"],
+                         "what limits": f"the {'pool' if c.bottleneck == 'pool' else 'cores'}"})
     return pd.DataFrame(rows).set_index(["split", "threads"])
-
 
 def service_table(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
     """The one-client runs: the service time asked for, measured, and its processor part."""
