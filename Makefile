@@ -26,11 +26,12 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-# vega + vega-lite + vega-embed and MathJax, generated from the installed packages
-$(ASSETS): $(STAMP) $(NODE_STAMP) scripts/build_assets.py
+# vega + vega-lite + vega-embed, generated from the installed packages (the mathjax npm package
+# is run by the build itself: it writes the formulas as MathML, see book/_ext/mathml_math.py)
+$(ASSETS): $(STAMP) scripts/build_assets.py
 	$(PY) scripts/build_assets.py
 
-setup: $(STAMP) $(ASSETS)
+setup: $(STAMP) $(NODE_STAMP) $(ASSETS)
 
 assets: setup
 

@@ -1,14 +1,12 @@
 """Generate the JavaScript the book serves itself, so the site makes no request to another host.
 
-* ``book/_static/vendor/vega-offline.js``: vega, vega-lite and vega-embed in one bundle made by
-  vl-convert from the installed packages, followed by the ``VEGA_DEBUG`` version marks that
-  Altair's chart template checks before it would load the same libraries from a CDN.
-* ``book/_static/vendor/mathjax/``: the parts of the ``mathjax`` npm package (pinned in
-  package.json) that the book's pages load: MathJax's loader (``startup.js``, the pages'
-  ``mathjax_path``), which loads the components listed in ``_config.yml`` (TeX input, HTML
-  output, the hidden MathML for screen readers) and, on demand, TeX extensions and fonts.
+``book/_static/vendor/vega-offline.js``: vega, vega-lite and vega-embed in one bundle made by
+vl-convert from the installed packages, followed by the ``VEGA_DEBUG`` version marks that
+Altair's chart template checks before it would load the same libraries from a CDN. It is a build
+product (git-ignored), regenerated whenever the pinned versions change.
 
-Both are build products (git-ignored), regenerated whenever the pinned versions change.
+(Formulas need no script on the pages: they are written as MathML at build time by
+``book/_ext/mathml_math.py``, with the pinned ``mathjax`` npm package run by node.)
 """
 
 from __future__ import annotations
@@ -22,14 +20,6 @@ import vl_convert as vlc
 
 ROOT = Path(__file__).resolve().parents[1]
 VENDOR = ROOT / "book" / "_static" / "vendor"
-MATHJAX_SRC = ROOT / "node_modules" / "mathjax" / "es5"
-# startup.js is the entry point (the loader); it loads core.js and the components that
-# _config.yml's mathjax3_config names; TeX extensions and CHTML fonts load on demand. (The
-# combined tex-mml-chtml.js would add MathML input and the 0.4 MB context menu to every page
-# with a formula.)
-MATHJAX_PARTS = ["startup.js", "core.js", "input/tex.js", "input/tex/extensions",
-                 "output/chtml.js", "output/chtml/fonts/tex.js", "output/chtml/fonts/woff-v2",
-                 "a11y/assistive-mml.js"]
 
 
 def vega_versions() -> dict[str, str]:
@@ -61,27 +51,11 @@ def vega_bundle() -> str:
     )
 
 
-def copy_mathjax() -> None:
-    if not MATHJAX_SRC.is_dir():
-        raise SystemExit("node_modules/mathjax is missing: run `npm ci` first (make setup does)")
-    target = VENDOR / "mathjax"
-    shutil.rmtree(target, ignore_errors=True)
-    for part in MATHJAX_PARTS:
-        src = MATHJAX_SRC / part
-        if not src.exists():
-            raise SystemExit(f"{src} is missing from the mathjax package (package.json pins it)")
-        dst = target / part
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_dir():
-            shutil.copytree(src, dst)
-        else:
-            shutil.copy2(src, dst)
-
-
 def main() -> None:
+    # The MathJax files earlier builds copied here are no longer served.
+    shutil.rmtree(VENDOR / "mathjax", ignore_errors=True)
     VENDOR.mkdir(parents=True, exist_ok=True)
     (VENDOR / "vega-offline.js").write_text(vega_bundle(), encoding="utf-8")
-    copy_mathjax()
     stamp = {**vega_versions(), "vl_convert": vlc.__version__}
     (VENDOR / ".stamp").write_text(json.dumps(stamp, sort_keys=True) + "\n", encoding="utf-8")
     size = sum(p.stat().st_size for p in VENDOR.rglob("*") if p.is_file())

@@ -15,9 +15,9 @@
   for adding the wheels of another platform), and ``README.txt``, the instructions for the
   teacher and the student.
 
-No npm package is needed to run the notebooks: the ``mathjax`` npm package only serves the
-built site's formulas (it is inside ``site/``), JupyterLab brings its own MathJax, and the
-charts' vega libraries come inside the vl-convert wheel.
+No npm package is needed to run the notebooks: the ``mathjax`` npm package only writes the
+built site's formulas as MathML when the site is built, JupyterLab brings its own MathJax, and
+the charts' vega libraries come inside the vl-convert wheel.
 """
 
 from __future__ import annotations

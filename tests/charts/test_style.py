@@ -95,6 +95,45 @@ def test_output_ids_come_from_the_chart(monkeypatch, frame):
     assert len(set(re.findall(r"altair-viz-[0-9a-f]{32}", html))) == 1
 
 
+def test_stored_charts_carry_six_significant_digits(monkeypatch):
+    """The stored page rounds the chart's numbers, not its meaning: every float keeps six
+    significant digits (never fewer than its integer part), integers and text are untouched."""
+    monkeypatch.delenv("QUEUELAB_LIVE", raising=False)
+    charts.enable()
+    values = [0.24154589371980678, 1234567.891234, 2 / 3 * 1e-9, 7.0, -12.345678901]
+    frame = pd.DataFrame({"x": range(len(values)), "y": values, "label": list("abcde")})
+    chart = alt.Chart(frame).mark_point().encode(x="x:Q", y="y:Q", tooltip=["label:N"])
+    html = chart._repr_mimebundle_()["text/html"]
+    stored = [float(v) for v in re.findall(r'"y":([-0-9.e]+)', html)]
+    assert stored == [0.241546, 1234567.9, 6.66667e-10, 7.0, -12.3457]
+    for old, new in zip(values, stored, strict=True):
+        assert new == pytest.approx(old, rel=5e-6)
+    assert '"label":"e"' in html and '"x":4' in html
+    layered = charts.compact_spec({"layer": [{"data": {"values": [{"v": 1 / 3}]}}]})
+    assert layered == {"layer": [{"data": {"values": [{"v": 0.333333}]}}]}
+
+
+def test_stored_charts_leave_out_only_columns_nothing_uses(monkeypatch):
+    monkeypatch.delenv("QUEUELAB_LIVE", raising=False)
+    charts.enable()
+    frame = pd.DataFrame({"x": [1, 2], "y": [3.0, 4.0], "tip": ["a", "b"], "unused": [5, 6],
+                          "in_expression": [7, 8], "odd.name": [9, 10]})
+    chart = alt.Chart(frame).mark_point().encode(x="x:Q", y="y:Q", tooltip=["tip:N"]) \
+        .transform_calculate(twice="2 * datum.in_expression")
+    html = chart._repr_mimebundle_()["text/html"]
+    row = re.search(r'\{"x":1,[^}]*\}', html).group(0)
+    assert "unused" not in html
+    assert all(f'"{name}"' in row for name in ("y", "tip", "in_expression", "odd.name"))
+    everything = alt.Chart(frame).mark_point(tooltip={"content": "data"}).encode(x="x:Q")
+    assert '"unused":5' in everything._repr_mimebundle_()["text/html"]
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, float("nan"), float("inf"), -float("inf")])
+def test_stored_numbers_keep_zero_and_non_finite_values(value):
+    out = charts.stored_number(value)
+    assert out is value or (out != out and value != value)
+
+
 def test_live_sessions_use_the_offline_widget_renderer(monkeypatch):
     monkeypatch.setenv("QUEUELAB_LIVE", "1")
     try:

@@ -91,11 +91,15 @@ def wait_for_charts(page) -> int:
 
 
 def wait_for_math(page) -> int:
+    """The number of formulas on the page, once each is drawn: a MathML ``<math>`` element
+    (written at build time) that takes room on the page unless it sits in a folded part."""
     count = page.locator(".math").count()
     if count:
         page.wait_for_function(
-            "() => [...document.querySelectorAll('.math')]"
-            ".every(e => e.querySelector('mjx-container'))",
+            "() => [...document.querySelectorAll('.math')].every(e => {"
+            "  const m = e.querySelector('math'); if (!m) return false;"
+            "  if (!m.checkVisibility()) return true;"
+            "  const box = m.getBoundingClientRect(); return box.width > 0 && box.height > 0; })",
             timeout=CHART_TIMEOUT_MS,
         )
     return count

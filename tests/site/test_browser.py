@@ -108,3 +108,41 @@ def test_site_works_from_file_url(browser):
     assert charts >= 1
     assert visit.outside == []
     assert unexpected(visit.console_errors) == []
+
+
+# The first display formula of the foundations page's bounds: min(K/(Z+S), 1/s_c, T/S).
+BOUNDS = "section:has(> #foundations-laws) div.math:has(mfrac)"
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_formulas_are_laid_out_as_math(browser, site_url, width):
+    """The browser lays the MathML out as mathematics: a fraction's numerator above its
+    denominator, a subscript below its base's baseline; a display formula wider than a phone
+    scrolls within its box, from its left end, and never widens the page."""
+    rel = "book/foundations.html"
+    context, page, visit = open_page(browser, f"{site_url}/{rel}", site_url, width=width)
+    try:
+        page.goto(f"{site_url}/{rel}", wait_until="load")
+        assert wait_for_math(page) > 20
+        fraction = page.evaluate(
+            "s => { const f = document.querySelector(s + ' mfrac');"
+            " const [n, d] = [...f.children].map(c => c.getBoundingClientRect());"
+            " return {numerator_bottom: n.bottom, denominator_top: d.top}; }", BOUNDS)
+        script = page.evaluate(
+            "s => { const m = document.querySelector(s + ' msub');"
+            " const [b, i] = [...m.children].map(c => c.getBoundingClientRect());"
+            " return {base_top: b.top, base_bottom: b.bottom, index_bottom: i.bottom}; }", BOUNDS)
+        layout = page.evaluate(
+            "s => { const d = document.querySelector(s); const m = d.querySelector('math');"
+            " const box = d.getBoundingClientRect(), math = m.getBoundingClientRect();"
+            " return {page: document.documentElement.scrollWidth, box_left: box.left,"
+            " math_left: math.left, fits: math.width <= d.clientWidth}; }",
+            BOUNDS)
+    finally:
+        context.close()
+    assert fraction["numerator_bottom"] <= fraction["denominator_top"] + 1, fraction
+    assert script["index_bottom"] > script["base_bottom"], script
+    assert layout["page"] <= width, layout
+    if not layout["fits"]:
+        assert layout["math_left"] >= layout["box_left"] - 1, layout
+    assert unexpected(visit.console_errors) == []

@@ -1,7 +1,7 @@
 """Static check of what each built page links: the chart library only on pages with a chart,
-MathJax only on pages with a formula, Sphinx's search index only on the search page, and
-Font Awesome's 1.5 MB icon script nowhere (not even in the site). The browser test
-(``test_weight.py``) checks the same at run time and weighs every page."""
+no script for formulas (they are MathML written at build time), Sphinx's search index only on
+the search page, and Font Awesome's 1.5 MB icon script nowhere (not even in the site). The
+browser test (``test_weight.py``) checks the same at run time and weighs every page."""
 
 from __future__ import annotations
 
@@ -13,6 +13,10 @@ from site_pages import SITE, site_pages
 
 SCRIPT_SRC = re.compile(r'<script[^>]*\ssrc="([^"]+)"')
 PRELOAD = re.compile(r'<link[^>]*rel="preload"[^>]*href="([^"]+)"')
+# A formula as the build writes it (book/_ext/mathml_math.py): its span or div, then MathML.
+FORMULA = re.compile(r'class="math notranslate nohighlight"[^>]*>\s*(?:<span class="eqno">.*?'
+                     r'</span>)?(<math .*?</math>)', re.DOTALL)
+TEX_LEFT = re.compile(r"\\[a-zA-Z]+|\$")
 
 
 def loads(html: str) -> list[str]:
@@ -26,23 +30,28 @@ def test_page_links_only_the_libraries_it_uses(path: Path):
     html = path.read_text(encoding="utf-8")
     scripts = loads(html)
     charts = [s for s in scripts if s.endswith("vendor/vega-offline.js")]
-    mathjax = [s for s in scripts if "vendor/mathjax/" in s]
+    mathjax = [s for s in scripts if "mathjax" in s.lower()]
     if "altair-viz-" in html:
         assert len(charts) == 1, f"{rel} has charts but does not load the chart library"
         # Before the first chart cell: the stored outputs look for it as they run.
         assert html.index("vega-offline.js") < html.index("altair-viz-")
     else:
         assert charts == [], f"{rel} has no chart but loads {charts}"
-    if 'class="math' in html:
-        assert len(mathjax) == 1, f"{rel} has formulas but does not load MathJax"
-    else:
-        assert mathjax == [], f"{rel} has no formula but loads {mathjax}"
+    assert mathjax == [], f"{rel} loads {mathjax}"
+    formulas = FORMULA.findall(html)
+    assert html.count('class="math') == len(formulas), f"{rel}: a formula is not MathML"
+    left = [f for f in formulas if TEX_LEFT.search(f)]
+    assert left == [], f"{rel}: TeX left in a formula: {left[:2]}"
     assert not [s for s in scripts if "fontawesome" in s], f"{rel} loads Font Awesome's script"
     search = [s for s in scripts if s.endswith(("searchindex.js", "searchtools.js"))]
     if rel == "search.html":
         assert len(search) == 2
     else:
         assert search == [], f"{rel} loads the search index: {search}"
+
+
+def test_the_site_serves_no_mathjax():
+    assert not (SITE / "_static" / "vendor" / "mathjax").exists()
 
 
 def test_the_icon_script_is_not_in_the_site():

@@ -1,13 +1,13 @@
 """What a page costs its reader: the bytes it transfers, and only the libraries it needs.
 
 Every page is opened over http://127.0.0.1 in a fresh headless Chromium context (nothing cached,
-every other host blocked) and left to draw its charts, typeset its formulas and load its fonts;
+every other host blocked) and left to draw its charts and formulas and load its fonts;
 then the bodies of every response it received from the site are summed (the test server sends
 files as they are, uncompressed, as they are read from a USB stick). A page without a chart
-(prose) may transfer at most 1 MB, a page with charts 2.5 MB, and a page with formulas MathJax
-on top (0.85 MB); two pages whose stored charts carry much data state their own limit below,
-with the reason. A page without a chart loads no chart library, a page without a formula no
-MathJax, and no page loads Font Awesome's icon script.
+(prose) may transfer at most 1 MB, a page with charts 2.5 MB; the what-if page, whose explorer
+stores its whole grid of answers, states its own limit below, with the reason. Formulas cost no
+script or font (they are MathML written at build time): no page loads MathJax. A page without a
+chart loads no chart library, and no page loads Font Awesome's icon script.
 
 The measured weights are written to ``_build/page_weights.csv`` (beside the site) so that they
 can be quoted: one row per page, its total and what it is made of.
@@ -28,16 +28,10 @@ pytestmark = pytest.mark.browser
 MB = 1_000_000
 PROSE_LIMIT = 1 * MB
 CHART_LIMIT = int(2.5 * MB)
-# A page with formulas may add MathJax to its kind's limit: its loader, the TeX-input and
-# HTML-output components and the fonts of the formulas shown (0.82 to 0.83 MB measured), which
-# the limits above leave no room for beside the theme (0.8 MB) and the chart library (0.9 MB).
-MATHJAX_ALLOWANCE = 850_000
 # Pages allowed more than their kind's limit, with the reason.
 OWN_LIMITS: dict[str, tuple[int, str]] = {
     "notebooks/what-if.html": (
-        int(3.8 * MB), "the explorer's precomputed grid is stored in the page (1.1 MB)"),
-    "notebooks/thread-pool-model.html": (
-        int(3.7 * MB), "its nine charts store their data in the page (1.0 MB)"),
+        int(2.8 * MB), "the explorer's precomputed grid of answers is stored in the page"),
 }
 WEIGHTS = SITE.parent / "page_weights.csv"
 PARTS = ("page", "theme", "icon_font", "icon_script", "charts", "mathjax")
@@ -58,10 +52,10 @@ def part(path: str, page_path: str) -> str:
     return "theme"
 
 
-def limit(rel: str, has_chart: bool, has_math: bool) -> int:
+def limit(rel: str, has_chart: bool) -> int:
     if rel in OWN_LIMITS:
         return OWN_LIMITS[rel][0]
-    return (CHART_LIMIT if has_chart else PROSE_LIMIT) + (MATHJAX_ALLOWANCE if has_math else 0)
+    return CHART_LIMIT if has_chart else PROSE_LIMIT
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +114,7 @@ def test_page_weight(browser, site_url, weights, path: Path):
     for file, size in received.items():
         by_part[part(file, f"/{rel}")] += size
     total = sum(received.values())
-    allowed = limit(rel, has_chart, has_math)
+    allowed = limit(rel, has_chart)
     weights[rel] = {
         "page": rel, "bytes": total,
         "kind": ("chart" if has_chart else "prose") + (" + formulas" if has_math else ""),
@@ -134,8 +128,7 @@ def test_page_weight(browser, site_url, weights, path: Path):
     assert by_part["icon_script"] == 0, f"{rel} loads Font Awesome's icon script"
     if not has_chart:
         assert by_part["charts"] == 0, f"{rel} has no chart but loads the chart library"
-    if not has_math:
-        assert by_part["mathjax"] == 0, f"{rel} has no formula but loads MathJax"
+    assert by_part["mathjax"] == 0, f"{rel} loads MathJax"
     assert total <= allowed, (
         f"{rel} transfers {total:,} bytes, more than its {allowed:,}: "
         + ", ".join(f"{p} {by_part[p]:,}" for p in PARTS))
@@ -145,4 +138,4 @@ def test_every_own_limit_names_a_page_and_a_reason():
     pages = {p.relative_to(SITE).as_posix() for p in site_pages()}
     for rel, (allowed, reason) in OWN_LIMITS.items():
         assert rel in pages, f"{rel} has its own limit but is not in the site"
-        assert allowed > CHART_LIMIT + MATHJAX_ALLOWANCE and reason
+        assert allowed > CHART_LIMIT and reason

@@ -28,12 +28,15 @@ from queuelab.charts._style import (
     OFFLINE_BASE_URL,
     PALETTE,
     RENDERER_NAME,
+    STORED_DIGITS,
     THEME_NAME,
     WIDTH,
     StableHTMLRenderer,
+    compact_spec,
     enable,
     live_session,
     palette,
+    stored_number,
     theme,
 )
 from queuelab.charts.categories import (
@@ -58,9 +61,10 @@ from queuelab.charts.sliders import EXPLORER_DIGITS, slider_explorer
 __all__ = [
     "BAND_COLOUR", "CATEGORY_LABEL_LIMIT", "EMBED_OPTIONS", "EXPLORER_DIGITS", "FADED_OPACITY",
     "FONT", "HEIGHT", "LEGEND_LABEL_LIMIT", "NARROW_WIDTH", "OFFLINE_BASE_URL", "PALETTE",
-    "RENDERER_NAME", "StableHTMLRenderer", "THEME_NAME", "WIDTH", "bar_chart", "block_diagram",
-    "curve_chart", "curve_panels_chart",
+    "RENDERER_NAME", "STORED_DIGITS", "StableHTMLRenderer", "THEME_NAME", "WIDTH", "bar_chart",
+    "block_diagram", "compact_spec", "curve_chart", "curve_panels_chart",
     "enable", "fit_chart", "goodness_of_fit_chart", "heatmap", "interval_chart", "line_chart",
     "live_session", "palette", "range_chart", "reference_chart", "settings_panels_chart",
-    "slider_explorer", "speedup_chart", "stacked_count_chart", "step_chart", "theme",
+    "slider_explorer", "speedup_chart", "stacked_count_chart", "step_chart", "stored_number",
+    "theme",
 ]
