@@ -28,6 +28,10 @@ from sphinx.util.math import get_node_equation_number
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).with_name("tex2mml.js")
 BETWEEN_TAGS = re.compile(r">\s+<")
+# A formula tagged with \tag{...}: MathJax writes its row as <mlabeledtr>, the label in the first
+# cell; MathML Core (what Chromium draws) has no <mlabeledtr>, so the label is set beside it.
+LABELLED_ROW = re.compile(r"<mlabeledtr>\s*<mtd[^>]*>\s*<mtext>([^<]*)</mtext>\s*</mtd>(.*?)"
+                          r"</mlabeledtr>", re.DOTALL)
 MATHJAX_ATTRIBUTE = re.compile(r' data-mjx-[a-z-]+="[^"]*"')
 
 
@@ -99,6 +103,21 @@ def _display_tex(node: nodes.math_block) -> str:
     return parts[0] if parts else ""
 
 
+def split_label(mathml: str) -> tuple[str | None, str]:
+    """The label of a tagged display formula and the formula without it (a plain row).
+
+    >>> split_label('<math><mtable><mlabeledtr><mtd id="e"><mtext>(1)</mtext></mtd>'
+    ...             '<mtd><mi>x</mi></mtd></mlabeledtr></mtable></math>')
+    ('(1)', '<math><mtable><mtr><mtd><mi>x</mi></mtd></mtr></mtable></math>')
+    """
+    labels = LABELLED_ROW.findall(mathml)
+    if not labels:
+        return None, mathml
+    if len(labels) > 1 or "<mlabeledtr" in LABELLED_ROW.sub("", mathml):
+        raise ValueError("only one \\tag per display formula can be set beside it")
+    return labels[0][0], LABELLED_ROW.sub(lambda row: f"<mtr>{row.group(2)}</mtr>", mathml)
+
+
 def visit_math(self, node: nodes.math) -> None:
     self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
     self.body.append(_mathml(self, node, node.astext(), display=False) + "</span>")
@@ -107,12 +126,20 @@ def visit_math(self, node: nodes.math) -> None:
 
 def visit_displaymath(self, node: nodes.math_block) -> None:
     self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
+    tex = _display_tex(node)
+    try:
+        label, mathml = split_label(_mathml(self, node, tex, display=True))
+    except ValueError as err:
+        raise ExtensionError(f"{node.source or self.builder.current_docname}:"
+                             f"{node.line or '?'}: in ${tex}$: {err}") from err
     if node["number"]:
         number = get_node_equation_number(self, node)
         self.body.append(f'<span class="eqno">({number})')
         self.add_permalink_ref(node, _("Link to this equation"))
         self.body.append("</span>")
-    self.body.append(_mathml(self, node, _display_tex(node), display=True) + "</div>\n")
+    elif label is not None:
+        self.body.append(f'<span class="eqno">{self.encode(label)}</span>')
+    self.body.append(mathml + "</div>\n")
     raise nodes.SkipNode
 
 

@@ -202,9 +202,9 @@ def as_series(values: Any, name: str, *, low: float = 0.0, low_open: bool = True
     kind = "integers" if integer else "finite numbers"
     top = min(high, MAX_INTEGER) if integer else high
     shown = f"{int(top)}" if integer else f"{top:g}"
-    bound = f"{'>' if low_open else '>='} {low:g}" + (f" and <= {shown}"
-                                                       if math.isfinite(top) else "")
-    allowed = f"a 1-d sequence of {kind} {bound}"
+    bounds = ([f"{'>' if low_open else '>='} {low:g}"] if math.isfinite(low) else []) + (
+        [f"<= {shown}"] if math.isfinite(top) else [])
+    allowed = " ".join([f"a 1-d sequence of {kind}", " and ".join(bounds)]).strip()
     raw, arr = _as_float_array(values, name, allowed)
     if arr.ndim == 0:
         raw, arr = raw.reshape(1), arr.reshape(1)

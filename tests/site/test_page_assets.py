@@ -17,6 +17,9 @@ PRELOAD = re.compile(r'<link[^>]*rel="preload"[^>]*href="([^"]+)"')
 FORMULA = re.compile(r'class="math notranslate nohighlight"[^>]*>\s*(?:<span class="eqno">.*?'
                      r'</span>)?(<math .*?</math>)', re.DOTALL)
 TEX_LEFT = re.compile(r"\\[a-zA-Z]+|\$")
+# MathML elements that browsers drawing MathML Core (Chromium) do not lay out.
+NOT_MATHML_CORE = re.compile(r"<(mlabeledtr|menclose|mfenced|mglyph|malignmark|maligngroup|"
+                             r"mstack|mlongdiv|msgroup|msrow|msline|mscarries|mscarry)\b")
 
 
 def loads(html: str) -> list[str]:
@@ -42,6 +45,8 @@ def test_page_links_only_the_libraries_it_uses(path: Path):
     assert html.count('class="math') == len(formulas), f"{rel}: a formula is not MathML"
     left = [f for f in formulas if TEX_LEFT.search(f)]
     assert left == [], f"{rel}: TeX left in a formula: {left[:2]}"
+    outside = sorted({m for f in formulas for m in NOT_MATHML_CORE.findall(f)})
+    assert outside == [], f"{rel}: formulas use {outside}, which MathML Core does not draw"
     assert not [s for s in scripts if "fontawesome" in s], f"{rel} loads Font Awesome's script"
     search = [s for s in scripts if s.endswith(("searchindex.js", "searchtools.js"))]
     if rel == "search.html":

@@ -66,6 +66,21 @@ def test_row_change_compares_most_with_fewest_threads():
     assert (domino.row_change(np.ones(len(grid))) == 0).all()
     with pytest.raises(ValueError, match="values must hold one number per run"):
         domino.row_change(np.ones(3))
+    with pytest.raises(ValueError, match="values must be .*finite numbers; element 2 is nan"):
+        domino.row_change(np.r_[1.0, 1.0, np.nan, np.ones(len(grid) - 3)])
+    fewest = grid["threads"] == grid["threads"].min()
+    with pytest.raises(ValueError, match=r"values must not be 0 at the fewest threads \(10\)"):
+        domino.row_change(np.where(fewest, 0.0, 1.0))
+
+
+@pytest.mark.parametrize(("think_time", "response_time", "name"), [
+    (-1.0, None, "think_time"), (float("nan"), None, "think_time"), ("100", None, "think_time"),
+    (100.0, [0.5, 0.0], "response_time"), (100.0, [0.5, float("inf")], "response_time"),
+    (100.0, [[0.5]], "response_time"), (1e300, None, "think_time"),
+])
+def test_implied_requests_per_script_refuses_bad_input_by_name(think_time, response_time, name):
+    with pytest.raises(ValueError, match=f"^{name} must be"):
+        domino.implied_requests_per_script(think_time, response_time)
 
 
 def test_implied_requests_per_script_defaults_to_the_measured_webmail_times():

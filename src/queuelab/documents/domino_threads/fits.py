@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stated
+from ..._validation import MAGNITUDE_RANGE, as_series, magnitude
 from ...fit.queueing import MM1BKFit, ThreadPoolFit, fit_mm1bk, fit_thread_pool
 from ...models import ThreadPoolResult, thread_pool
 from . import claims as dt
@@ -90,10 +91,17 @@ def implied_requests_per_script(think_time: float,
                                 response_time: np.ndarray | None = None) -> float:
     """Requests one user sends per script iteration if each request is followed by one think
     time: the stated script period over (Z + mean R), R by default the measured WebMail
-    response times."""
+    response times.
+
+    ``think_time`` (s): 0 or a number in [1e-100, 1e100]; ``response_time`` (s): a 1-d
+    sequence of numbers in [1e-100, 1e100]. Outside them, ``ValueError`` naming the parameter.
+    """
+    z = magnitude(think_time, "think_time", zero=True, unit="s")
     if response_time is None:
         response_time = measurements()["webmail_response_time"].to_numpy()
-    return script_period_s() / (think_time + float(np.mean(response_time)))
+    low, high = MAGNITUDE_RANGE
+    r = as_series(response_time, "response_time", low=low, low_open=False, high=high)
+    return script_period_s() / (z + float(np.mean(r)))
 
 
 def thread_pool_at_runs(estimates: dict[str, float]) -> ThreadPoolResult:
@@ -113,11 +121,17 @@ def thread_pool_at_runs(estimates: dict[str, float]) -> ThreadPoolResult:
 
 def row_change(values: np.ndarray) -> pd.Series:
     """Per load: the value at the most threads against the value at the fewest, in percent;
-    ``values`` holds one number per run, in the order of :func:`measurements`."""
+    ``values`` holds one finite number per run, in the order of :func:`measurements`, and no 0
+    at the fewest threads (the change would be infinite): else ``ValueError``."""
     grid = measurements()[["users", "threads"]]
-    values = np.asarray(values, dtype=float)
+    values = as_series(values, "values", low=-np.inf, low_open=False)
     if values.shape != (len(grid),):
         raise ValueError(f"values must hold one number per run ({len(grid)}), "
                          f"got shape {values.shape}")
     wide = grid.assign(v=values).pivot(index="users", columns="threads", values="v")
-    return 100 * (wide[wide.columns.max()] / wide[wide.columns.min()] - 1)
+    fewest = wide[wide.columns.min()]
+    if (fewest == 0).any():
+        raise ValueError(f"values must not be 0 at the fewest threads "
+                         f"({wide.columns.min()}); it is at {fewest.index[fewest == 0].tolist()} "
+                         "users")
+    return 100 * (wide[wide.columns.max()] / fewest - 1)
