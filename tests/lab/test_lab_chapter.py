@@ -149,3 +149,18 @@ def test_pool_effect_counts_the_client_counts_where_the_pools_differ():
     assert effect.loc[("cpu", 50), "no difference"] == 2
     assert effect.loc[("cpu", 200), "no difference"] == len(CLIENTS)
     assert effect.loc[("cpu", 50), "largest gap"] == pytest.approx(0.5)
+
+
+def test_repeatability_compares_only_the_runs_both_campaigns_hold():
+    first = _table(lambda t, q, k: 1.0)
+    second = _table(lambda t, q, k: 1.2 if k == 90 else 1.0,
+                    throughput=lambda t, q, k: 55.0 if (t, k) == (30, 10) else 50.0)
+    second = second[~((second["threads"] == 100) & (second["queue"] == 200)
+                      & (second["clients"] == 90))]
+    found = chapter.repeatability(first, second).loc["cpu"]
+    assert found["runs in both"] == len(first) - 1
+    assert found["throughput, largest difference"] == pytest.approx(0.1)
+    assert found["throughput, median difference"] == 0
+    assert found["response time, largest difference"] == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="no run in common"):
+        chapter.repeatability(first, second.assign(clients=second["clients"] + 1))

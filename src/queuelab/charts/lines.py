@@ -234,7 +234,7 @@ def speedup_chart(
     subtitle: str | Sequence[str] | None = None,
 ) -> alt.LayerChart:
     """Speedup against the number of CPUs, one line with points per ``series`` (in data order),
-    over a dashed grey line of linear speedup (C(n) = n).
+    over a dashed grey line of linear speedup (C(p) = p).
 
     The x axis ticks are the CPU counts in the data. Hovering a point shows its exact values and
     the ``tooltip_fields`` (``(column, title)`` pairs); clicking a legend entry highlights a

@@ -1,10 +1,10 @@
 """The Universal Scalability Law (Gunther) and Amdahl's law, fitted to speedups.
 
-``S(N) = N / (1 + sigma (N - 1) + kappa N (N - 1))``: ``sigma`` is the contention (serial)
+``C(p) = p / (1 + sigma (p - 1) + kappa p (p - 1))``: ``sigma`` is the contention (serial)
 share, ``kappa`` the coherency cost; ``kappa = 0`` is Amdahl's law. With ``kappa > 0`` the
-speedup peaks at ``N* = sqrt((1 - sigma) / kappa)`` CPUs and falls beyond.
+speedup peaks at ``p* = sqrt((1 - sigma) / kappa)`` CPUs and falls beyond.
 
-Speedups are relative to one CPU, so ``S(1) = 1`` for every sigma and kappa: points at N = 1
+Speedups are relative to one CPU, so ``C(1) = 1`` for every sigma and kappa: points at p = 1
 carry no information and are left out of the fit (and out of ``n``).
 """
 
@@ -37,7 +37,7 @@ COEFFICIENT_MAX = 1e100
 
 
 def usl(cpus: Any, sigma: float, kappa: float = 0.0) -> np.ndarray:
-    """``S(N) = N / (1 + sigma (N - 1) + kappa N (N - 1))`` at each N in ``cpus`` (numbers
+    """``C(p) = p / (1 + sigma (p - 1) + kappa p (p - 1))`` at each p in ``cpus`` (numbers
     from 1 to 2**53, sigma and kappa in [0, COEFFICIENT_MAX])."""
     n = as_series(cpus, "cpus", low=1, low_open=False, high=MAX_INTEGER)
     sigma = real(sigma, "sigma", low=0.0, high=COEFFICIENT_MAX)
@@ -46,7 +46,7 @@ def usl(cpus: Any, sigma: float, kappa: float = 0.0) -> np.ndarray:
 
 
 def usl_peak(sigma: float, kappa: float) -> float:
-    """``N* = sqrt((1 - sigma) / kappa)``, the CPU count of the largest speedup (``inf`` when
+    """``p* = sqrt((1 - sigma) / kappa)``, the CPU count of the largest speedup (``inf`` when
     kappa = 0; 1 when sigma >= 1); sigma and kappa in [0, COEFFICIENT_MAX]."""
     sigma = real(sigma, "sigma", low=0.0, high=COEFFICIENT_MAX)
     kappa = real(kappa, "kappa", low=0.0, high=COEFFICIENT_MAX)
@@ -75,8 +75,8 @@ class USLFit(Fit):
 
 
 def _peak_profile(problem: Problem, fit: Fit, confidence: float) -> tuple[float, float, bool]:
-    """Profile-likelihood interval of N* = sqrt((1 - sigma) / kappa): for each candidate N*,
-    the best sigma with kappa = (1 - sigma) / N*^2; the same F threshold as the parameters."""
+    """Profile-likelihood interval of p* = sqrt((1 - sigma) / kappa): for each candidate p*,
+    the best sigma with kappa = (1 - sigma) / p*^2; the same F threshold as the parameters."""
     q = stats.f.ppf(confidence, 1, fit.dof)
     n_obs = problem.observed["speedup"]
     cpus = problem.predict({"sigma": 0.0, "kappa": 0.0}, problem.cell_ids)["speedup"]
@@ -101,7 +101,7 @@ def _peak_profile(problem: Problem, fit: Fit, confidence: float) -> tuple[float,
     centre = math.log(peak) if math.isfinite(peak) else math.log(1e6 * float(cpus.max()))
 
     def side(sign: int) -> tuple[float, bool]:
-        # downwards as far as N* = 1 (log 0), upwards a factor 1e6 past the estimate
+        # downwards as far as p* = 1 (log 0), upwards a factor 1e6 past the estimate
         end = 0.0 if sign < 0 else centre + reach
         previous, step = centre, 0.05
         for i in range(60):
@@ -132,20 +132,21 @@ def fit_usl(cpus: Any, speedup: Any, *, amdahl: bool = False, scale: str = "log"
     Parameters
     ----------
     cpus : sequence of int
-        N >= 1 of each speedup; points at N = 1 are left out (S(1) = 1 whatever the model).
+        p >= 1 of each speedup; points at p = 1 are left out (C(1) = 1 whatever the model).
     speedup : sequence of float
-        S(N) > 0, the speedup over one CPU.
+        C(p) > 0, the speedup over one CPU.
     amdahl : bool
         Hold kappa at 0 (Amdahl's law); :func:`fit_amdahl` is the same.
     scale : {"log", "absolute"}
-        Residuals ``log S - log fitted`` (default) or differences.
+        Residuals ``log C - log fitted`` (default) or differences.
     bounds : mapping, optional
         ``name -> (low, high)`` for sigma and kappa (default 0 to 1 each).
     intervals : {"profile", "bootstrap", "none"}
-        Profile likelihood (default; F(1, n - p) threshold, as in :func:`fit_mm1bk`) or a
-        residual bootstrap with the fixed ``seed``. The peak N* gets an interval by the same
-        method (profiling N* directly, kappa = (1 - sigma) / N*^2; or from the bootstrap
-        refits); its upper end is ``inf`` when a kappa of 0 fits within the interval.
+        Profile likelihood (default; the F(1, n - k) threshold, k the fitted parameters, as in
+        :func:`fit_mm1bk`) or a residual bootstrap with the fixed ``seed``. The peak p* gets
+        an interval by the same method (profiling p* directly, kappa = (1 - sigma) / p*^2; or
+        from the bootstrap refits); its upper end is ``inf`` when a kappa of 0 fits within the
+        interval.
 
     Returns
     -------
@@ -163,7 +164,7 @@ def fit_usl(cpus: Any, speedup: Any, *, amdahl: bool = False, scale: str = "log"
     keep = n > 1
     n, s = n[keep], s[keep]
     if n.size == 0:
-        raise ValueError("cpus must hold CPU counts above 1 (S(1) = 1 carries no information)")
+        raise ValueError("cpus must hold CPU counts above 1 (C(1) = 1 carries no information)")
     not_all_equal(n, "cpus (above 1)", "one CPU count cannot separate sigma and kappa"
                   if not amdahl else "at least two CPU counts are needed")
     free = ("sigma",) if amdahl else ("sigma", "kappa")
@@ -217,5 +218,5 @@ def fit_usl(cpus: Any, speedup: Any, *, amdahl: bool = False, scale: str = "log"
 
 
 def fit_amdahl(cpus: Any, speedup: Any, **kwargs: Any) -> USLFit:
-    """Amdahl's law ``S(N) = N / (1 + sigma (N - 1))``: :func:`fit_usl` with kappa = 0."""
+    """Amdahl's law ``C(p) = p / (1 + sigma (p - 1))``: :func:`fit_usl` with kappa = 0."""
     return fit_usl(cpus, speedup, amdahl=True, **kwargs)

@@ -23,7 +23,7 @@ from . import analysis, models
 
 __all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_curves",
            "differs", "claims", "processor_demand", "at_clients", "prediction_errors",
-           "pool_bounds", "pool_effect"]
+           "pool_bounds", "pool_effect", "repeatability"]
 
 #: The smallest relative difference between two measured means that counts as a difference.
 MIN_RELATIVE = 0.10
@@ -365,6 +365,32 @@ def at_clients(table: pd.DataFrame, clients: int) -> pd.DataFrame:
         ["threads", "queue", "throughput", "response_time", "error_rate"]]
 
 
+def repeatability(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
+    """Per split: how far two campaigns of the same design measured the same runs apart.
+
+    ``first`` and ``second`` are :func:`remeasured` tables; a run of one is the same run of the
+    other when split, pool, queue and client count agree. Returned per split: how many runs
+    both hold, and the median and the largest relative difference |second / first - 1| of the
+    throughput and of the response time over them."""
+    keys = ["split", "threads", "queue", "clients"]
+    metrics = ["throughput", "response_time"]
+    joined = first[keys + metrics].merge(second[keys + metrics], on=keys,
+                                         suffixes=("_first", "_second"), validate="one_to_one")
+    if joined.empty:
+        raise ValueError("first and second hold no run in common (same split, threads, queue "
+                         "and clients)")
+    for metric in metrics:
+        joined[metric] = (joined[f"{metric}_second"] / joined[f"{metric}_first"] - 1).abs()
+    grouped = joined.groupby("split", sort=False)
+    return pd.DataFrame({
+        "runs in both": grouped.size(),
+        "throughput, median difference": grouped["throughput"].median(),
+        "throughput, largest difference": grouped["throughput"].max(),
+        "response time, median difference": grouped["response_time"].median(),
+        "response time, largest difference": grouped["response_time"].max(),
+    })
+
+
 def prediction_errors(table: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
     """Per split and model: how far the predictions (from the one-client measurements, nothing
     fitted) fall from the measured throughput and response time, as relative errors |p/m - 1|:
@@ -406,9 +432,9 @@ def pool_effect(table: pd.DataFrame) -> pd.DataFrame:
 def pool_bounds(services: pd.DataFrame, threads: Iterable[int], cores: int = 1
                 ) -> pd.DataFrame:
     """Per split and pool size, the two ceilings of :func:`queuelab.chapters.practical.ceilings`,
-    T / S (every thread busy for a whole service time S) and C / s_cpu (every core busy), which
-    one binds, and the pool that makes them equal, T* = C S / s_cpu = C (1 + s_wait / s_cpu):
-    the fewest threads that can keep the cores busy."""
+    T / S (every thread busy for a whole service time S) and p / s_c on p = ``cores`` (every
+    core busy; ``s_cpu`` in ``services``), which one binds, and the pool that makes them equal,
+    T* = p S / s_c = p (1 + s_w / s_c): the fewest threads that can keep the cores busy."""
     if not isinstance(cores, int | np.integer) or cores < 1:
         raise ValueError(f"cores must be an integer >= 1; got {cores!r}")
     rows = []

@@ -4,18 +4,18 @@ The guide (IP-C1) gives a "scaling factor" for most of its CPU-scaling figures (
 100 %, 95 %, ...) but never defines it. It uses it so that 100 % means linear scaling, and it
 speaks of a factor that changes with the CPU count ("a factor of 70%; and with a factor of 55%
 beyond 4 CPUs"). Three readings agree on 100 % = linear and differ elsewhere; with ``f`` the
-factor as a fraction and C(n) the speedup on n CPUs over one CPU (C(1) = 1):
+factor as a fraction and C(p) the speedup on p CPUs over one CPU (C(1) = 1):
 
-* ``"efficiency"`` - parallel efficiency: C(n) = f x n for n > 1;
-* ``"doubling"`` - gain per doubling of CPUs: C(2n) = (1 + f) x C(n), so
-  C(n) = (1 + f) ** log2(n);
-* ``"per_cpu"`` - gain per added CPU: C(n) = 1 + f x (n - 1).
+* ``"efficiency"`` - parallel efficiency: C(p) = f x p for p > 1;
+* ``"doubling"`` - gain per doubling of CPUs: C(2p) = (1 + f) x C(p), so
+  C(p) = (1 + f) ** log2(p);
+* ``"per_cpu"`` - gain per added CPU: C(p) = 1 + f x (p - 1).
 
 :data:`PRIMARY_READING` is ``"doubling"`` (the chapter on the guide gives the reasons).
 A factor that changes with the CPU count is a list of segments ``[(up_to_cpus, factor), ...]``
 (the last ``up_to_cpus`` may be ``math.inf``): under ``"doubling"`` each doubling uses the
 factor of the segment its end point falls in, under ``"per_cpu"`` each added CPU does, and
-under ``"efficiency"`` C(n) uses the factor of the segment holding n.
+under ``"efficiency"`` C(p) uses the factor of the segment holding p.
 
 >>> round(implied_speedup(0.65, 4, reading="doubling"), 4)
 2.7225
@@ -157,7 +157,7 @@ def implied_speedup(factor: float, cpus: int, reading: str = PRIMARY_READING) ->
     """Speedup on ``cpus`` CPUs over one CPU implied by a constant scaling ``factor``.
 
     ``factor`` in (0, 1] as a fraction (0.65 for "65%"), ``cpus`` an integer in [1, 2**53],
-    ``reading`` one of :data:`READINGS`. 100 % gives C(n) = n under every reading.
+    ``reading`` one of :data:`READINGS`. 100 % gives C(p) = p under every reading.
     """
     return piecewise_speedup([(math.inf, _factor(factor))], cpus, reading)
 
