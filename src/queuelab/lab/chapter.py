@@ -365,6 +365,16 @@ def at_clients(table: pd.DataFrame, clients: int) -> pd.DataFrame:
         ["threads", "queue", "throughput", "response_time", "error_rate"]]
 
 
+def _median_and_largest(grouped, count: str, word: str) -> pd.DataFrame:
+    """Per group: how many runs (column ``count``), and the median and the largest of their
+    relative ``throughput`` and ``response_time`` (columns "throughput, median <word>", ...)."""
+    columns = {count: grouped.size()}
+    for metric, name in (("throughput", "throughput"), ("response_time", "response time")):
+        columns[f"{name}, median {word}"] = grouped[metric].median()
+        columns[f"{name}, largest {word}"] = grouped[metric].max()
+    return pd.DataFrame(columns)
+
+
 def repeatability(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     """Per split: how far two campaigns of the same design measured the same runs apart.
 
@@ -381,14 +391,7 @@ def repeatability(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
                          "and clients)")
     for metric in metrics:
         joined[metric] = (joined[f"{metric}_second"] / joined[f"{metric}_first"] - 1).abs()
-    grouped = joined.groupby("split", sort=False)
-    return pd.DataFrame({
-        "runs in both": grouped.size(),
-        "throughput, median difference": grouped["throughput"].median(),
-        "throughput, largest difference": grouped["throughput"].max(),
-        "response time, median difference": grouped["response_time"].median(),
-        "response time, largest difference": grouped["response_time"].max(),
-    })
+    return _median_and_largest(joined.groupby("split", sort=False), "runs in both", "difference")
 
 
 def prediction_errors(table: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
@@ -400,14 +403,7 @@ def prediction_errors(table: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFr
         suffixes=("", "_model"), validate="one_to_many")
     for metric in ("throughput", "response_time"):
         joined[metric] = (joined[f"{metric}_model"] / joined[metric] - 1).abs()
-    grouped = joined.groupby(["split", "model"], sort=False)
-    return pd.DataFrame({
-        "runs": grouped.size(),
-        "throughput, median error": grouped["throughput"].median(),
-        "throughput, largest error": grouped["throughput"].max(),
-        "response time, median error": grouped["response_time"].median(),
-        "response time, largest error": grouped["response_time"].max(),
-    })
+    return _median_and_largest(joined.groupby(["split", "model"], sort=False), "runs", "error")
 
 
 def pool_effect(table: pd.DataFrame) -> pd.DataFrame:
