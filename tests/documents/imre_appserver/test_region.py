@@ -46,3 +46,23 @@ def test_region_statements_can_fail_and_hold():
     # heavy contention: 100 threads drop more than 30 and are visibly slower at queue 200
     busy = imre_region.evaluate(1.0, 0.01)
     assert busy["q50_more_threads_more_errors"] and not busy["q200_threads_no_effect"]
+
+
+def test_region_map_refuses_a_grid_estimated_too_long_before_it_starts():
+    """The default grid is admitted; one ten times larger in CPU shares is refused by size,
+    before any cell is computed (the progress wrapper is never called)."""
+    seconds = imre_region.cell_seconds()
+    default = (len(imre_region.CPU_SHARES) * len(imre_region.THREAD_OVERHEADS)
+               * len(imre_region.POOL_OVERHEADS))
+    assert 0 < default * seconds <= imre_region.REGION_MAX_SECONDS
+    shares = [i / 200 for i in range(1, 201)]
+    called = []
+    with pytest.raises(ValueError, match=r"200 x 10 x 3 = 6000 cells would take about .* "
+                                         r"more than max_seconds = 600 s"):
+        imre_region.region_map(cpu_shares=shares, progress=called.append)
+    assert called == []
+    with pytest.raises(ValueError, match="max_seconds must be a number in"):
+        imre_region.region_map(max_seconds=0)
+    one = imre_region.region_map(cpu_shares=[0.5], thread_overheads=[0.0], pool_overheads=[0.0],
+                                 max_seconds=seconds * 1.01)
+    assert len(one) == 1

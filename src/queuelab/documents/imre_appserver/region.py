@@ -44,10 +44,12 @@ import pandas as pd
 from ... import stated
 from ..._validation import real
 from ...models import thread_pool
+from ...models.thread_pool import estimated_seconds
 from . import claims as im
 
 __all__ = ["STATEMENTS", "CPU_SHARES", "THREAD_OVERHEADS", "POOL_OVERHEADS", "metrics",
-           "statements", "evaluate", "region_map", "COLUMNS"]
+           "statements", "evaluate", "cell_seconds", "region_map", "COLUMNS",
+           "REGION_MAX_SECONDS"]
 
 STATEMENTS = {
     "q200_threads_no_effect": "IM-C1: queue 200, thread-pool size does not change R",
@@ -63,6 +65,9 @@ CPU_SHARES = tuple(round(0.05 * i, 2) for i in range(1, 21))
 THREAD_OVERHEADS = (0.0, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2)
 #: ... and the extra CPU time per configured thread.
 POOL_OVERHEADS = (0.0, 1e-3, 3e-3)
+#: Longest a :func:`region_map` may take, estimated before it starts (the default grid of 600
+#: cells: about 200 s estimated, 70 s measured).
+REGION_MAX_SECONDS = 600.0
 #: Columns of :func:`evaluate` and :func:`region_map`, in order.
 COLUMNS = ("cpu_share", "thread_overhead", "pool_overhead", *STATEMENTS, "statements_held",
            "q200_max_thread_gap", "q50_best_gain_100_threads", "q50_drop_share_100_vs_30",
@@ -165,14 +170,32 @@ def evaluate(cpu_share: float, thread_overhead: float = 0.0, pool_overhead: floa
     return {c: (cell | found)[c] for c in COLUMNS}
 
 
+def cell_seconds() -> float:
+    """The admission guards' estimate of one cell's time: the exact chains of Table 1's
+    queues, pools and client counts (two phases, the costlier case)."""
+    ks = np.asarray(im.table1("clients"))
+    return sum(estimated_seconds(ks, np.full(ks.shape, queue), np.full(ks.shape, threads),
+                                 np.full(ks.shape, True), 0.0, "exact")
+               for queue in im.table1("queue") for threads in im.table1("threads"))
+
+
 def region_map(cpu_shares: Sequence[float] = CPU_SHARES,
                thread_overheads: Sequence[float] = THREAD_OVERHEADS,
                pool_overheads: Sequence[float] = POOL_OVERHEADS,
-               progress: Callable[[Iterable], Iterable] | None = None) -> pd.DataFrame:
+               progress: Callable[[Iterable], Iterable] | None = None,
+               max_seconds: float = REGION_MAX_SECONDS) -> pd.DataFrame:
     """:func:`evaluate` over the grid, ordered by pool overhead, thread overhead, CPU share
     (a fixed order, so the table is the same on every run). ``progress`` wraps the iteration
-    (``tqdm``, say)."""
+    (``tqdm``, say). A grid estimated (:func:`cell_seconds` per cell) to take longer than
+    ``max_seconds`` (> 0) is refused before it starts, naming its size."""
+    max_seconds = real(max_seconds, "max_seconds", low=0, low_open=True)
     cells = [(s, t, p) for p in pool_overheads for t in thread_overheads for s in cpu_shares]
+    seconds = len(cells) * cell_seconds()
+    if seconds > max_seconds:
+        raise ValueError(
+            f"region_map: {len(cpu_shares)} x {len(thread_overheads)} x {len(pool_overheads)} "
+            f"= {len(cells)} cells would take about {seconds:.3g} s, more than max_seconds = "
+            f"{max_seconds:g} s: use fewer values or raise max_seconds")
     iterator = progress(cells) if progress is not None else cells
     rows = [evaluate(s, t, p) for s, t, p in iterator]
     return pd.DataFrame(rows, columns=list(COLUMNS))
