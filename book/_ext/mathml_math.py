@@ -83,12 +83,15 @@ class MathMLConverter:
 CONVERT = MathMLConverter()
 
 
-def _mathml(translator, node, tex: str, display: bool) -> str:
+def _mathml(translator, node, tex: str, display: bool) -> tuple[str | None, str]:
+    """The formula's \\tag label (display formulas only, else None) and its MathML; a formula
+    that cannot be written fails the build naming its page and line."""
     try:
-        return CONVERT(tex, display)
+        mathml = CONVERT(tex, display)
+        return split_label(mathml) if display else (None, mathml)
     except ValueError as err:
         raise ExtensionError(f"{node.source or translator.builder.current_docname}:"
-                             f"{node.line or '?'}: TeX error in ${tex}$: {err}") from err
+                             f"{node.line or '?'}: in ${tex}$: {err}") from err
 
 
 def _display_tex(node: nodes.math_block) -> str:
@@ -120,18 +123,13 @@ def split_label(mathml: str) -> tuple[str | None, str]:
 
 def visit_math(self, node: nodes.math) -> None:
     self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
-    self.body.append(_mathml(self, node, node.astext(), display=False) + "</span>")
+    self.body.append(_mathml(self, node, node.astext(), display=False)[1] + "</span>")
     raise nodes.SkipNode
 
 
 def visit_displaymath(self, node: nodes.math_block) -> None:
     self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
-    tex = _display_tex(node)
-    try:
-        label, mathml = split_label(_mathml(self, node, tex, display=True))
-    except ValueError as err:
-        raise ExtensionError(f"{node.source or self.builder.current_docname}:"
-                             f"{node.line or '?'}: in ${tex}$: {err}") from err
+    label, mathml = _mathml(self, node, _display_tex(node), display=True)
     if node["number"]:
         number = get_node_equation_number(self, node)
         self.body.append(f'<span class="eqno">({number})')
