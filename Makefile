@@ -1,4 +1,4 @@
-# queuelab: two commands do everything (see README.md).
+# queuetune: two commands do everything (see README.md).
 #   make book  - set up the environment, build the offline site into _build/html
 #   make test  - set up the environment, run every check (lint, unit, notebooks, book, browser)
 SHELL := /bin/bash
@@ -100,14 +100,14 @@ execute-notebooks: setup
 
 # JupyterLab in the project's environment; charts render offline in live kernels.
 lab: setup
-	QUEUELAB_LIVE=1 $(VENV)/bin/jupyter lab notebooks
+	QUEUETUNE_LIVE=1 $(VENV)/bin/jupyter lab notebooks
 
 # The lab: re-measure the Imre et al. experiment on Tomcat (about 55 min for the default
 # campaign; writes a new data set under data/lab/). CAMPAIGN=smoke for a short check,
-# LAB_ARGS for more (see: .venv/bin/python -m queuelab.lab run --help).
+# LAB_ARGS for more (see: .venv/bin/python -m queuetune.lab run --help).
 CAMPAIGN ?= imre
 measure: setup tomcat
-	$(PY) -m queuelab.lab run $(CAMPAIGN) --out data/lab $(LAB_ARGS)
+	$(PY) -m queuetune.lab run $(CAMPAIGN) --out data/lab $(LAB_ARGS)
 
 # Model validation against discrete-event simulation (minutes; writes results/validation_models.*)
 validate: setup

@@ -28,19 +28,19 @@ import scipy
 import sympy
 from scipy.special import gammaln, logsumexp
 
-import queuelab
-from queuelab import Station, mm1bk, mva, thread_pool
-from queuelab.models.mm1bk import MAX_STATES, MAX_TOTAL_STATES
-from queuelab.models.mva import MAX_CONVOLUTION_TERMS, MAX_POPULATION
-from queuelab.models.thread_pool import (
+import queuetune
+from queuetune import Station, mm1bk, mva, thread_pool
+from queuetune.models.mean_value import MAX_CONVOLUTION_TERMS, MAX_POPULATION
+from queuetune.models.single_server import MAX_STATES, MAX_TOTAL_STATES
+from queuetune.models.thread_pool_chain import state_count
+from queuetune.models.thread_pool_server import (
     EXACT_MAX_SECONDS,
     EXACT_MAX_STATES,
     FES_MAX_SECONDS,
     estimated_seconds,
 )
-from queuelab.models.thread_pool_chain import state_count
-from queuelab.simulation import MAX_SECONDS as SIMULATION_MAX_SECONDS
-from queuelab.simulation import simulate_thread_pool
+from queuetune.simulation import MAX_SECONDS as SIMULATION_MAX_SECONDS
+from queuetune.simulation import simulate_thread_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -422,7 +422,7 @@ def machine() -> dict:
         "scipy": scipy.__version__,
         "sympy": sympy.__version__,
         "mpmath": mpmath.__version__,
-        "queuelab": queuelab.__version__,
+        "queuetune": queuetune.__version__,
         "load_average_start": " ".join(f"{v:.2f}" for v in os.getloadavg()),
     }
 
@@ -447,7 +447,7 @@ def markdown(info, grid, extremes, pool, large, costs, review, guards, distribut
               "range over rounds | max rel. difference |", "|---|---:|---:|---:|---:|---:|"]
     labels = {"python_per_config": "plain Python (math.lgamma), eqs. (3)-(5)",
               "numpy_per_config": "NumPy/SciPy (gammaln, logsumexp), eqs. (3)-(5)",
-              "mm1bk_per_config": "`queuelab.mm1bk` called per configuration"}
+              "mm1bk_per_config": "`queuetune.mm1bk` called per configuration"}
     for key, label in labels.items():
         g = grid[key]
         lines.append(f"| {label} | {g['per_config_s'] * 1e6:.1f} us | "

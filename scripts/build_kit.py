@@ -6,7 +6,7 @@
 
 * ``site/``: the built book (open ``site/index.html``; it works from ``file://``);
 * ``notebooks/``: every chapter, as the executed ``.ipynb`` and its MyST Markdown ``.md``;
-* ``wheels/``: the ``queuelab`` wheel built from this tree and every wheel needed to run the
+* ``wheels/``: the ``queuetune`` wheel built from this tree and every wheel needed to run the
   notebooks in JupyterLab on this platform (CPython 3.11, Linux x86_64): the package with its
   ``notebooks`` extra, JupyterLab, anywidget and vl-convert (charts drawn live with no network)
   and jupytext (the ``.md`` chapters open as notebooks), at the versions this tree is tested
@@ -35,12 +35,12 @@ from check_wheel import build_wheel, check_contents
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 KIT = ROOT / "_build" / "kit"
-# Beside queuelab[notebooks]: what a student runs the chapters with (pinned by requirements.txt).
+# Beside queuetune[notebooks]: what a student runs the chapters with (pinned by requirements.txt).
 STUDENT_PACKAGES = ["jupyterlab", "anywidget", "vl-convert-python", "jupytext"]
 PYTHON = "3.11"
 
 README = """\
-queuelab: the offline kit
+queuetune: the offline kit
 =========================
 
 Everything a workshop needs with no network: the book, its notebooks, and every Python package
@@ -48,7 +48,7 @@ that runs them (for CPython {python} on Linux x86_64; see below for macOS and Wi
 
   site/              the book: open site/index.html in a browser (it works from the USB stick)
   notebooks/         the chapters: <name>.ipynb (executed) and <name>.md (the same, as text)
-  wheels/            {wheels} wheels: queuelab and everything the notebooks need
+  wheels/            {wheels} wheels: queuetune and everything the notebooks need
   requirements.txt   what to install from wheels/
   constraints.txt    the exact version of every wheel in wheels/
 
@@ -65,16 +65,16 @@ this folder (copy it to your disk first if the stick is slow):
   Linux, macOS:
     python{python} -m venv venv
     venv/bin/python -m pip install --no-index --find-links wheels -r requirements.txt
-    QUEUELAB_LIVE=1 venv/bin/jupyter lab notebooks
+    QUEUETUNE_LIVE=1 venv/bin/jupyter lab notebooks
 
   Windows (PowerShell):
     py -{python} -m venv venv
     venv\\Scripts\\python -m pip install --no-index --find-links wheels -r requirements.txt
-    $env:QUEUELAB_LIVE = "1"
+    $env:QUEUETUNE_LIVE = "1"
     venv\\Scripts\\jupyter lab notebooks
 
 --no-index keeps pip off the network: it installs from wheels/ alone. JupyterLab opens in
-your browser; open a chapter (.ipynb) and choose Run > Run All Cells. QUEUELAB_LIVE=1 makes the
+your browser; open a chapter (.ipynb) and choose Run > Run All Cells. QUEUETUNE_LIVE=1 makes the
 charts interactive widgets drawn with no network. A .md chapter opens as a notebook with
 right-click > Open With > Jupytext Notebook.
 
@@ -84,7 +84,7 @@ For the teacher: wheels for macOS or Windows
 
 wheels/ holds the wheels of the platform the kit was built on (Linux x86_64, CPython {python}).
 For students on other systems, add theirs once, on a machine with network, from this folder
-(the same versions, pinned by constraints.txt; queuelab's own wheel works everywhere):
+(the same versions, pinned by constraints.txt; queuetune's own wheel works everywhere):
 
   Windows (64-bit):
     pip download --only-binary=:all: --platform win_amd64 --python-version {python} \\
@@ -172,7 +172,7 @@ def main() -> None:
     wheels.mkdir()
     shutil.copy2(wheel, wheels / wheel.name)
     students = [f"./wheels/{wheel.name}[notebooks]", *(pinned(p) for p in STUDENT_PACKAGES)]
-    with tempfile.TemporaryDirectory(prefix="queuelab-kit-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="queuetune-kit-") as tmp:
         # Every wheel of the student's environment, at the versions tested here.
         run(sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
             "--wheel-dir", wheels, "--constraint", tested_versions(Path(tmp)),
@@ -183,7 +183,7 @@ def main() -> None:
         "-r requirements.txt\n" + "\n".join(students) + "\n", encoding="utf-8")
     (KIT / "constraints.txt").write_text(
         "# The version of every wheel in wheels/ (for `pip download --platform ...`, see "
-        "README.txt)\n" + "\n".join(wheel_versions(wheels, skip="queuelab")) + "\n",
+        "README.txt)\n" + "\n".join(wheel_versions(wheels, skip="queuetune")) + "\n",
         encoding="utf-8")
     count = len(list(wheels.glob("*.whl")))
     (KIT / "README.txt").write_text(README.format(python=PYTHON, abi=PYTHON.replace(".", ""),

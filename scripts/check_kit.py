@@ -11,7 +11,7 @@ Steps, in a temporary folder outside the repository (removed afterwards):
    and any HTTP(S) request sent to a closed port; then ``pip check``.
 2. One chapter of the kit's ``notebooks/``, copied there alone, runs top to bottom in that
    environment's kernel (``jupyter nbconvert --execute``) as the README says a student runs it,
-   with ``QUEUELAB_LIVE=1``: its charts are drawn by the widget renderer, whose JavaScript
+   with ``QUEUETUNE_LIVE=1``: its charts are drawn by the widget renderer, whose JavaScript
    comes from the vl-convert wheel. Every code cell must run without an error, and the chapter
    must show as many charts as its stored copy.
 """
@@ -41,7 +41,7 @@ def student_env(home: Path) -> dict[str, str]:
            and key.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")}
     env.update({
         "HOME": str(home), "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1",
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1", "QUEUELAB_LIVE": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1", "QUEUETUNE_LIVE": "1",
         "http_proxy": NO_NETWORK, "https_proxy": NO_NETWORK,
         "HTTP_PROXY": NO_NETWORK, "HTTPS_PROXY": NO_NETWORK,
     })
@@ -87,7 +87,7 @@ def main() -> None:
         raise SystemExit(f"{kit} holds no kit with {notebook.name}: run `make kit` first")
 
     began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="queuelab-kit-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="queuetune-kit-check-") as tmp:
         place = Path(tmp)
         env = student_env(place / "home")
         (place / "home").mkdir()

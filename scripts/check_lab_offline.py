@@ -4,7 +4,7 @@
     .venv/bin/python scripts/check_lab_offline.py notebooks/what-if.ipynb --screenshot x.png
 
 What ``make lab`` offers a reader, checked end to end: JupyterLab from the project's
-environment with ``QUEUELAB_LIVE=1`` (so ``charts.enable()`` picks Altair's widget renderer with
+environment with ``QUEUETUNE_LIVE=1`` (so ``charts.enable()`` picks Altair's widget renderer with
 its JavaScript bundled offline), a copy of the chapter with its stored outputs removed, run
 top to bottom in headless Chromium (Debian's ``chromium``) with every request to a host other
 than the local JupyterLab aborted and recorded. It passes when every cell ran without an error,
@@ -83,9 +83,9 @@ def run(notebook: Path, screenshot: Path | None) -> dict:
     expected = stored_charts(notebook)
     port, token = free_port(), secrets.token_hex(16)
     base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory(prefix="queuelab-lab-") as folder:
+    with tempfile.TemporaryDirectory(prefix="queuetune-lab-") as folder:
         without_outputs(notebook, Path(folder) / notebook.name)
-        env = {**os.environ, "QUEUELAB_LIVE": "1", "JUPYTER_TOKEN": token}
+        env = {**os.environ, "QUEUETUNE_LIVE": "1", "JUPYTER_TOKEN": token}
         server = subprocess.Popen(
             [str(VENV_BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1",
              f"--port={port}", f"--ServerApp.root_dir={folder}",

@@ -6,7 +6,7 @@ every chapter there with strict nbval: the package works, data included, without
 
 Steps:
 
-1. ``pip wheel`` builds ``queuelab`` into ``_build/wheel/`` (with the project environment's
+1. ``pip wheel`` builds ``queuetune`` into ``_build/wheel/`` (with the project environment's
    setuptools, no download); the wheel must hold every file of ``data/`` and ``results/`` and
    ``py.typed``.
 2. A new virtual environment in a temporary folder (outside the repository) gets the wheel with
@@ -41,7 +41,7 @@ def build_wheel() -> Path:
     shutil.rmtree(WHEEL_DIR, ignore_errors=True)
     run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
         "--wheel-dir", WHEEL_DIR, ROOT)
-    (wheel,) = WHEEL_DIR.glob("queuelab-*.whl")
+    (wheel,) = WHEEL_DIR.glob("queuetune-*.whl")
     return wheel
 
 
@@ -49,13 +49,13 @@ def shipped(folder: str) -> set[str]:
     """The files of a top-level folder of the repository, as the wheel must hold them."""
     listed = subprocess.run(["git", "ls-files", folder], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout.split()
-    prefix = {"data": "queuelab/_data/", "results": "queuelab/_results/"}[folder]
+    prefix = {"data": "queuetune/_data/", "results": "queuetune/_results/"}[folder]
     return {prefix + Path(p).relative_to(folder).as_posix() for p in listed}
 
 
 def check_contents(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    missing = sorted((shipped("data") | shipped("results") | {"queuelab/py.typed"}) - names)
+    missing = sorted((shipped("data") | shipped("results") | {"queuetune/py.typed"}) - names)
     if missing:
         raise SystemExit(f"{wheel.name} lacks {len(missing)} files, e.g. {missing[:5]}")
     print(f"{wheel.name}: {len(names)} files, data and results included")
@@ -65,7 +65,7 @@ def main(argv: list[str]) -> None:
     notebooks = [Path(a).resolve() for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
     wheel = build_wheel()
     check_contents(wheel)
-    with tempfile.TemporaryDirectory(prefix="queuelab-wheel-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="queuetune-wheel-") as tmp:
         place = Path(tmp)
         venv = place / "venv"
         run(sys.executable, "-m", "venv", venv)

@@ -5,11 +5,11 @@ A seeded simulation study: data are generated from known parameters with 2 % mul
 
 * ``mm1bk R+X`` and ``mm1bk R``: M/M/1/B/K with S = 0.09 s, Z = 6 s, B = 40 at ten client
   counts (5 to 200), response time and throughput measured (or response time only);
-  :func:`queuelab.fit.fit_mm1bk` with profile and with bootstrap intervals.
+  :func:`queuetune.fit.fit_mm1bk` with profile and with bootstrap intervals.
 * ``thread pool (fes)`` and ``thread pool (exact)``: the thread-pool model with cpu_time
   0.02 s, wait_time 0.08 s, think_time 6 s, capacity 40 over clients 10, 20, 40, 80 x threads
   1, 2, 4, 8 (data from the exact chain), response time and throughput measured;
-  :func:`queuelab.fit.fit_thread_pool` fitting cpu_time, wait_time and think_time with the
+  :func:`queuetune.fit.fit_thread_pool` fitting cpu_time, wait_time and think_time with the
   flow-equivalent server (profile and bootstrap intervals) or the exact chain (profile).
 
 Writes ``results/coverage_study_<label>.csv`` (one row per design, interval method, seed and
@@ -56,8 +56,8 @@ def noisy(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def one_fit(task: tuple[str, str, int]) -> list[dict]:
     """Generate the data of one seed, fit, and say whether each interval covers the truth."""
-    from queuelab import mm1bk, thread_pool
-    from queuelab.fit import fit_mm1bk, fit_thread_pool
+    from queuetune import mm1bk, thread_pool
+    from queuetune.fit import fit_mm1bk, fit_thread_pool
 
     design, method, seed = task
     rng = np.random.default_rng(seed)

@@ -6,9 +6,9 @@
 Each chapter is a pair: ``notebooks/<name>.md`` (MyST Markdown, read by jupytext) holds the
 cells people edit; ``notebooks/<name>.ipynb`` is written from it with the outputs of a fresh run.
 The stored notebook is the same on every run of an unchanged chapter: no timing metadata, cell
-ids derived from the cells' contents, chart ids from the charts (see ``queuelab.charts``).
+ids derived from the cells' contents, chart ids from the charts (see ``queuetune.charts``).
 First the places of the inventory items in the book are stored with the package
-(``queuelab.status.write_locations``), which the reproduction-status chapter reads.
+(``queuetune.status.write_locations``), which the reproduction-status chapter reads.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
-from queuelab import status
+from queuetune import status
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 1200

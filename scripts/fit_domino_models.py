@@ -1,7 +1,7 @@
 """Fit the thread-pool model to the Domino HTTP-threads grids, with intervals and
 leave-one-out errors (the slow part of the fitting chapter).
 
-For every case of :data:`queuelab.documents.domino_threads.fits.CASES` (WebMail or probe
+For every case of :data:`queuetune.documents.domino_threads.fits.CASES` (WebMail or probe
 response time, alone or with the CPU utilization) the five thread-pool parameters are fitted
 with profile-likelihood intervals, and each of the 20 grid cells is left out in turn. Writes
 
@@ -24,8 +24,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from queuelab.documents.domino_threads import fits as domino
-from queuelab.fit import leave_one_out, loo_summary
+from queuetune.documents.domino_threads import fits as domino
+from queuetune.fit import leave_one_out, loo_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"

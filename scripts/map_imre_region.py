@@ -1,6 +1,6 @@
 """Map where the thread-limited model reproduces Imre et al.'s statements IM-C1 … IM-C3.
 
-For every cell of the default grid of :mod:`queuelab.documents.imre_appserver.region` (CPU share
+For every cell of the default grid of :mod:`queuetune.documents.imre_appserver.region` (CPU share
 of the stated service time x thread overhead x pool overhead) the model is solved exactly at
 Table 1's 40 configurations and the six statements are checked. Writes
 ``results/imre_region.csv``, one row
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from queuelab.documents.imre_appserver import region as imre_region
+from queuetune.documents.imre_appserver import region as imre_region
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "imre_region.csv"

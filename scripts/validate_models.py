@@ -24,8 +24,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-import queuelab
-from queuelab.simulation import (
+import queuetune
+from queuetune.simulation import (
     MM1BK_METRICS,
     THREAD_POOL_METRICS,
     simulate_mm1bk,
@@ -91,14 +91,14 @@ def thread_pool_points() -> list[dict]:
 
 
 def _mm1bk_task(index: int, point: dict, run: dict) -> list[dict]:
-    exact = queuelab.mm1bk(**point)
+    exact = queuetune.mm1bk(**point)
     sim = simulate_mm1bk(**point, seed=index, **run)
     return _rows("mm1bk", index, point, MM1BK_METRICS, exact, None, sim)
 
 
 def _thread_pool_task(index: int, point: dict, run: dict) -> list[dict]:
-    exact = queuelab.thread_pool(**point, method="exact")
-    fes = queuelab.thread_pool(**point, method="fes")
+    exact = queuetune.thread_pool(**point, method="exact")
+    fes = queuetune.thread_pool(**point, method="fes")
     sim = simulate_thread_pool(**point, seed=1_000 + index, **run)
     return _rows("thread_pool", index, point, THREAD_POOL_METRICS, exact, fes, sim)
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from edits import Change
 
-from queuelab import data
+from queuetune import data
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def altered(request, tmp_path, monkeypatch) -> Callable[..., None]:
     it back."""
     doc = request.module.DOC
     shutil.copytree(data.data_dir() / doc, tmp_path / doc)
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
+    monkeypatch.setenv("QUEUETUNE_DATA", str(tmp_path))
 
     def edit(table: str, *changes: Change) -> None:
         path = tmp_path / doc / f"{table}.csv"

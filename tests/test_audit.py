@@ -8,7 +8,7 @@ from pathlib import Path
 import inventory
 import pytest
 
-from queuelab import audit
+from queuetune import audit
 
 # document: its claim IDs, for when the inventory is not beside the repository
 CLAIMS = {
@@ -32,7 +32,7 @@ def test_findings_table_has_a_verdict_and_numbers_for_each_claim(doc):
 
 
 def test_values_table_shows_selected_values_under_readable_names():
-    from queuelab import audit as audit_module
+    from queuetune import audit as audit_module
 
     values = audit_module.run("DC-C1").values
     floats = [k for k, v in values.items() if isinstance(v, float)][:2]

@@ -6,7 +6,7 @@ import frictionless
 import inventory
 import pytest
 
-from queuelab import data
+from queuetune import data
 
 STATUS_WORDS = {"reproduced", "recomputed", "reconstructed", "not reproducible"}
 

@@ -1,4 +1,4 @@
-"""queuelab.data.load: typed frames with units, and clear errors for unknown names."""
+"""queuetune.data.load: typed frames with units, and clear errors for unknown names."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from queuelab import data
+from queuetune import data
 
 
 def test_load_types_and_units():
@@ -64,7 +64,7 @@ def test_a_measured_data_set_is_a_package_but_not_a_document(tmp_path, monkeypat
     # a top-level package without an inventory prefix is no document either
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "datapackage.json").write_text('{"name": "notes", "resources": []}')
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
+    monkeypatch.setenv("QUEUETUNE_DATA", str(tmp_path))
     assert data.documents() == ["domino-threads"]
     assert data.packages() == ["domino-threads", "lab/run-1", "notes"]
     runs = data.load("lab/run-1", "runs")
@@ -77,7 +77,7 @@ def test_two_documents_may_not_share_a_place(tmp_path, monkeypatch):
         shutil.copytree(data.data_dir() / name, tmp_path / name)
     package = tmp_path / "domino-curves" / "datapackage.json"
     package.write_text(package.read_text().replace('"book_order": 2', '"book_order": 1'))
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
+    monkeypatch.setenv("QUEUETUNE_DATA", str(tmp_path))
     with pytest.raises(ValueError, match="two documents share a book_order"):
         data.documents()
 

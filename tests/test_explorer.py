@@ -1,4 +1,4 @@
-"""queuelab.explorer (the what-if grids) and charts.slider_explorer (the page that shows them)."""
+"""queuetune.explorer (the what-if grids) and charts.slider_explorer (the page that shows them)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuelab import charts, explorer, thread_pool
-from queuelab.charts.sliders import _explorer_number
-from queuelab.documents.domino_threads import rules
+from queuetune import charts, explorer, thread_pool
+from queuetune.charts.sliders import _explorer_number
+from queuetune.documents.domino_threads import rules
 
 SMALL = dict(clients=[20, 60, 120], capacity=[40, 200], threads=[2, 8], cpu_time=[0.01, 0.03],
              wait_time=[0.1], think_time=[2.0, 5.0])

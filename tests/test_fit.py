@@ -1,4 +1,4 @@
-"""queuelab.fit: M/M/1/B/K, USL and Amdahl fits recover the parameters that generated the data,
+"""queuetune.fit: M/M/1/B/K, USL and Amdahl fits recover the parameters that generated the data,
 their intervals cover them, bad inputs are refused and identifiability problems are reported.
 
 Coverage rule (deterministic): with 95 % intervals and seeds 0..9, each parameter's interval
@@ -14,9 +14,9 @@ import math
 import numpy as np
 import pytest
 
-import queuelab.fit
-from queuelab import mm1bk
-from queuelab.fit import (
+import queuetune.fit
+from queuetune import mm1bk
+from queuetune.fit import (
     compare,
     fit_amdahl,
     fit_mm1bk,
@@ -264,5 +264,5 @@ def test_fit_usl_rejects_bad_inputs(cpus, speedup, match):
 
 
 def test_docstring_example_runs():
-    failures, tried = doctest.testmod(queuelab.fit)
+    failures, tried = doctest.testmod(queuetune.fit)
     assert tried > 0 and failures == 0

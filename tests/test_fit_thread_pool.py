@@ -1,4 +1,4 @@
-"""queuelab.fit.fit_thread_pool: recovery from data the model made, intervals that cover the
+"""queuetune.fit.fit_thread_pool: recovery from data the model made, intervals that cover the
 truth, the check of the flow-equivalent solution against the exact chain, identifiability
 warnings and input checks.
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from queuelab import thread_pool
-from queuelab.fit import fit_thread_pool
+from queuetune import thread_pool
+from queuetune.fit import fit_thread_pool
 
 K = np.repeat([5, 10, 20, 40], 3)
 T = np.tile([2, 4, 8], 4)

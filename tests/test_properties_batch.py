@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from property_domain import counts, times
 from reference import FINITE_SOURCE_METRICS, THREAD_POOL_METRICS
 
-from queuelab import explorer, mm1bk, thread_pool
-from queuelab.documents.domino_keepalive import amortization
-from queuelab.models import birth_death
+from queuetune import explorer, mm1bk, thread_pool
+from queuetune.documents.domino_keepalive import amortization
+from queuetune.models import birth_death
 
 BATCH = settings(max_examples=100, deadline=None, derandomize=True,
                  suppress_health_check=[HealthCheck.too_slow,

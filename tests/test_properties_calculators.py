@@ -29,15 +29,15 @@ from property_domain import (
     unwrap,
 )
 
-from queuelab import explorer
-from queuelab._validation import MAX_INTEGER
-from queuelab.chapters import text
-from queuelab.chapters.thread_pool_model import sweep
-from queuelab.documents.domino_curves import rules as curves
-from queuelab.documents.domino_keepalive import amortization
-from queuelab.documents.domino_threads import rules as threads_rule
-from queuelab.documents.iplanet_tuning import scaling, sizing
-from queuelab.documents.iplanet_tuning import thread_posting as tp
+from queuetune import explorer
+from queuetune._validation import MAX_INTEGER
+from queuetune.chapters import text
+from queuetune.chapters.thread_pool_model import sweep
+from queuetune.documents.domino_curves import rules as curves
+from queuetune.documents.domino_keepalive import amortization
+from queuetune.documents.domino_threads import rules as threads_rule
+from queuetune.documents.iplanet_tuning import scaling, sizing
+from queuetune.documents.iplanet_tuning import thread_posting as tp
 
 CALC = settings(SEEDED, max_examples=100)
 FEW = settings(CALC, max_examples=25)

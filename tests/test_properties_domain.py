@@ -28,8 +28,8 @@ from property_domain import (
 )
 from reference import FINITE_SOURCE_METRICS, THREAD_POOL_METRICS, mm1bk_equations
 
-from queuelab import Station, mm1bk, mva, thread_pool
-from queuelab.fit import (
+from queuetune import Station, mm1bk, mva, thread_pool
+from queuetune.fit import (
     compare,
     fit_amdahl,
     fit_mm1bk,
@@ -39,8 +39,8 @@ from queuelab.fit import (
     usl,
     usl_peak,
 )
-from queuelab.models.mm1bk import mm1bk_probabilities
-from queuelab.simulation import simulate_mm1bk, simulate_thread_pool
+from queuetune.models.single_server import mm1bk_probabilities
+from queuetune.simulation import simulate_mm1bk, simulate_thread_pool
 
 MODEL = settings(max_examples=400, deadline=None, derandomize=True,
                  suppress_health_check=[HealthCheck.too_slow])

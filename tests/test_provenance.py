@@ -8,7 +8,7 @@ import inventory
 import pandas as pd
 import pytest
 
-from queuelab import data, provenance
+from queuetune import data, provenance
 
 NO_EXCERPT = {"sentences", "none"}
 
@@ -87,7 +87,7 @@ def test_the_comparison_catches_a_changed_cell(tmp_path, monkeypatch):
     shutil.copytree(data.data_dir() / "domino-threads", tmp_path / "domino-threads")
     csv = tmp_path / "domino-threads" / "webmail_response_time.csv"
     csv.write_text(csv.read_text().replace("0.469", "0.470"))
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
+    monkeypatch.setenv("QUEUETUNE_DATA", str(tmp_path))
     problems = provenance.compare_with_csv("domino-threads", "webmail_response_time")
     assert problems == ["row 8, response_time_s: excerpt '0.469' vs CSV '0.470'"]
 

@@ -1,10 +1,10 @@
-"""queuelab.stated: numbers stated in the prose, looked up by name and read as printed."""
+"""queuetune.stated: numbers stated in the prose, looked up by name and read as printed."""
 
 from __future__ import annotations
 
 import pytest
 
-from queuelab import data, stated
+from queuetune import data, stated
 
 DOC = "domino-curves"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import inventory
 import pytest
 
-from queuelab import audit, data, status
+from queuetune import audit, data, status
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "notebooks" / "reproduction-status.ipynb"

@@ -1,4 +1,4 @@
-"""queuelab.tables: blank cells and one value looked up by its row's settings."""
+"""queuetune.tables: blank cells and one value looked up by its row's settings."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuelab import tables
+from queuetune import tables
 
 
 def test_blank_shows_missing_cells_empty_and_keeps_the_rest():

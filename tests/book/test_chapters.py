@@ -9,7 +9,7 @@ import chapters as chapter
 import inventory
 import pytest
 
-from queuelab import audit, data, status
+from queuetune import audit, data, status
 
 # Every source document has a chapter: the documents come from their data packages, their
 # claims from the checks registered for them.

@@ -12,7 +12,7 @@ import json
 import figure_charts
 import pytest
 
-from queuelab import data, status
+from queuetune import data, status
 
 
 def _text(value: object) -> str:

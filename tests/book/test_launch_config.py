@@ -19,7 +19,7 @@ from jupyter_book.config import get_final_config
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "_config.yml"
 SERVICES = ("binderhub_url", "jupyterhub_url", "colab_url")
-PUBLISHED = {"url": "https://github.com/example-org/queuelab", "branch": "main"}
+PUBLISHED = {"url": "https://github.com/example-org/queuetune", "branch": "main"}
 
 
 def committed() -> dict:

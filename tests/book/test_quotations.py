@@ -10,7 +10,7 @@ import json
 import pytest
 import quotations
 
-from queuelab import data
+from queuetune import data
 
 
 def test_every_quotation_is_verbatim_or_the_books_own_wording():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from figure_charts import LABEL
 
-from queuelab import audit
+from queuetune import audit
 
 ROOT = Path(__file__).resolve().parents[2]
 _EMPHASIS = re.compile(r"(\*{1,2})([^*]+?)\1")

@@ -1,4 +1,4 @@
-"""queuelab.chapters.fitting: fitted parameters and stored fits as the fitting chapter prints
+"""queuetune.chapters.fitting: fitted parameters and stored fits as the fitting chapter prints
 them."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuelab import data
-from queuelab import fit as qfit
-from queuelab.chapters import fitting
+from queuetune import data
+from queuetune import fit as qfit
+from queuetune.chapters import fitting
 
 
 @pytest.fixture(scope="module")

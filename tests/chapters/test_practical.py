@@ -1,4 +1,4 @@
-"""queuelab.chapters.practical: the sizing procedure of the practical chapter, step by step."""
+"""queuetune.chapters.practical: the sizing procedure of the practical chapter, step by step."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from queuelab import thread_pool
-from queuelab.chapters import practical
+from queuetune import thread_pool
+from queuetune.chapters import practical
 
 
 def erlang_b(servers: int, load: float) -> float:

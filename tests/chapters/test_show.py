@@ -1,12 +1,12 @@
-"""queuelab.chapters.show: what a chapter displays, as IPython receives it."""
+"""queuetune.chapters.show: what a chapter displays, as IPython receives it."""
 
 from __future__ import annotations
 
 import pytest
 from IPython.display import Markdown
 
-from queuelab import stated
-from queuelab.chapters import show
+from queuetune import stated
+from queuetune.chapters import show
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_figure_displays_the_note_then_the_sentences(shown):
 
 
 def test_figure_without_stated_numbers_says_so(shown):
-    from queuelab import data
+    from queuetune import data
 
     figures = data.load("domino-curves", "figures")
     silent = figures.loc[figures["stated_in_text"].isna(), "figure_id"].iloc[0]

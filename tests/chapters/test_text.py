@@ -1,4 +1,4 @@
-"""queuelab.chapters.text: numbers and intervals written out as the chapters print them."""
+"""queuetune.chapters.text: numbers and intervals written out as the chapters print them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from queuelab.chapters import text
+from queuetune.chapters import text
 
 
 @pytest.mark.parametrize("value, digits, written", [

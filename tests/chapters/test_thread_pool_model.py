@@ -1,4 +1,4 @@
-"""queuelab.chapters.thread_pool_model: the sweeps and summaries of the thread-pool-model
+"""queuetune.chapters.thread_pool_model: the sweeps and summaries of the thread-pool-model
 chapter."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuelab import data, mm1bk, stated, thread_pool
-from queuelab.chapters import thread_pool_model as tpm
+from queuetune import data, mm1bk, stated, thread_pool
+from queuetune.chapters import thread_pool_model as tpm
 
 Z, CPU, WAIT = 4.0, 0.07, 0.07
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import vl_convert
 
-from queuelab import charts
+from queuetune import charts
 
 
 def svg(chart) -> str:

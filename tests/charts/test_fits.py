@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuelab import charts, data
-from queuelab.documents.domino_keepalive import amortization
+from queuetune import charts, data
+from queuetune.documents.domino_keepalive import amortization
 
 
 @pytest.fixture

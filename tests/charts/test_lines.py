@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuelab import charts, thread_pool
+from queuetune import charts, thread_pool
 
 
 @pytest.fixture(scope="module")

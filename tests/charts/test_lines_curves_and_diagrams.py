@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from queuelab import charts
+from queuetune import charts
 
 
 @pytest.fixture

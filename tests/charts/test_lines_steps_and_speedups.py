@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from queuelab import charts
+from queuetune import charts
 
 
 @pytest.fixture

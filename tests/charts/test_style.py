@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from queuelab import charts, data
+from queuetune import charts, data
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_unknown_column_is_refused(frame):
 
 
 def test_enable_uses_the_offline_html_renderer(monkeypatch, frame):
-    monkeypatch.delenv("QUEUELAB_LIVE", raising=False)
+    monkeypatch.delenv("QUEUETUNE_LIVE", raising=False)
     charts.enable()
     html = build(frame)._repr_mimebundle_()["text/html"]
     assert "cdn.jsdelivr" not in html and "https://" not in html.replace(
@@ -81,7 +81,7 @@ def test_enable_uses_the_offline_html_renderer(monkeypatch, frame):
 def test_output_ids_come_from_the_chart(monkeypatch, frame):
     """The same chart gets the same output id in every session (a stored notebook does not
     change when re-run); a second display in one session gets its own id."""
-    monkeypatch.delenv("QUEUELAB_LIVE", raising=False)
+    monkeypatch.delenv("QUEUETUNE_LIVE", raising=False)
     charts.enable()
     renderer = charts.StableHTMLRenderer()
     spec = build(frame).to_dict()
@@ -98,7 +98,7 @@ def test_output_ids_come_from_the_chart(monkeypatch, frame):
 def test_stored_charts_carry_six_significant_digits(monkeypatch):
     """The stored page rounds the chart's numbers, not its meaning: every float keeps six
     significant digits (never fewer than its integer part), integers and text are untouched."""
-    monkeypatch.delenv("QUEUELAB_LIVE", raising=False)
+    monkeypatch.delenv("QUEUETUNE_LIVE", raising=False)
     charts.enable()
     values = [0.24154589371980678, 1234567.891234, 2 / 3 * 1e-9, 7.0, -12.345678901]
     frame = pd.DataFrame({"x": range(len(values)), "y": values, "label": list("abcde")})
@@ -114,7 +114,7 @@ def test_stored_charts_carry_six_significant_digits(monkeypatch):
 
 
 def test_stored_charts_leave_out_only_columns_nothing_uses(monkeypatch):
-    monkeypatch.delenv("QUEUELAB_LIVE", raising=False)
+    monkeypatch.delenv("QUEUETUNE_LIVE", raising=False)
     charts.enable()
     frame = pd.DataFrame({"x": [1, 2], "y": [3.0, 4.0], "tip": ["a", "b"], "unused": [5, 6],
                           "in_expression": [7, 8], "odd.name": [9, 10]})
@@ -135,12 +135,12 @@ def test_stored_numbers_keep_zero_and_non_finite_values(value):
 
 
 def test_live_sessions_use_the_offline_widget_renderer(monkeypatch):
-    monkeypatch.setenv("QUEUELAB_LIVE", "1")
+    monkeypatch.setenv("QUEUETUNE_LIVE", "1")
     try:
         charts.enable()
         assert alt.renderers.active == "jupyter"
     finally:
-        monkeypatch.delenv("QUEUELAB_LIVE")
+        monkeypatch.delenv("QUEUETUNE_LIVE")
         charts.enable()
     assert alt.renderers.active == charts.RENDERER_NAME
 
@@ -152,7 +152,7 @@ def test_theme_sets_sizes_and_palette():
 
 
 def test_tables_grid_keeps_source_layout():
-    from queuelab import tables
+    from queuetune import tables
 
     frame = pd.DataFrame({"u": [1, 1, 2, 2], "t": [5, 6, 5, 6], "v": [0.1, 0.2, 0.3, 0.4]})
     wide = tables.grid(frame, rows="u", columns="t", values="v", row_label="Users")

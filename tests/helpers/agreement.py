@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from queuelab.simulation import ROUNDING, SimulationResult
+from queuetune.simulation import ROUNDING, SimulationResult
 
 GROSS_HALF_WIDTHS = 2.0
 MIN_COVERAGE = 2 / 3

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from queuelab import data, stated
+from queuetune import data, stated
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A MyST label of an inventory item, as chapters put it before the item: ``(ip-f1)=``.

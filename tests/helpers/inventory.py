@@ -1,6 +1,6 @@
 """Read the inventory of the source documents (../shared/INVENTORY.md) into IDs per document.
 
-The documents and their inventory prefixes come from the data (queuelab.data), not from a list
+The documents and their inventory prefixes come from the data (queuetune.data), not from a list
 kept here.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from queuelab import data
+from queuetune import data
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"

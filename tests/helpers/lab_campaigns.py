@@ -12,7 +12,7 @@ import pandas as pd
 import psutil
 from frictionless import validate
 
-from queuelab.lab import analysis, campaign
+from queuetune.lab import analysis, campaign
 
 
 def smoke_settings() -> dict:
@@ -52,7 +52,7 @@ def lab_processes() -> list[str]:
     found = []
     for process in psutil.process_iter(["cmdline"]):
         line = " ".join(process.info["cmdline"] or [])
-        if "queuelab-tomcat-" in line or "queuelab/lab/locustfile.py" in line:
+        if "queuetune-tomcat-" in line or "queuetune/lab/locustfile.py" in line:
             found.append(line[:200])
     return found
 

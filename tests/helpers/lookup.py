@@ -1,6 +1,6 @@
 """Look-ups in a document's data package shared by the data tests.
 
-They read the tables through :func:`queuelab.data.load` alone: :mod:`queuelab.stated`, which
+They read the tables through :func:`queuetune.data.load` alone: :mod:`queuetune.stated`, which
 does the same look-up for the package, is itself tested against these tables.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from queuelab import data
+from queuetune import data
 
 
 def stated(document: str, quantity: str, inventory_id: str | None = None) -> str:

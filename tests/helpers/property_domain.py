@@ -16,7 +16,7 @@ import numpy as np
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 
-from queuelab._validation import MAX_INTEGER
+from queuetune._validation import MAX_INTEGER
 
 #: Seeded, without deadline: the settings the calculators' property tests start from.
 SEEDED = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

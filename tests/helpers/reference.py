@@ -1,6 +1,6 @@
 """Independent high-precision references for the model tests.
 
-Nothing here imports :mod:`queuelab`: every reference is written from the model's definition
+Nothing here imports :mod:`queuetune`: every reference is written from the model's definition
 and evaluated with mpmath (or, for the small thread-pool chains, a dense solve of a chain
 enumerated state by state).
 """

@@ -9,8 +9,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
-# QUEUELAB_SITE points the tests at another build (e.g. jupyter-book build --path-output DIR).
-SITE = Path(os.environ.get("QUEUELAB_SITE", ROOT / "_build" / "html"))
+# QUEUETUNE_SITE points the tests at another build (e.g. jupyter-book build --path-output DIR).
+SITE = Path(os.environ.get("QUEUETUNE_SITE", ROOT / "_build" / "html"))
 SCREENSHOTS = SITE.parent / "screenshots"
 # Flags that keep Chromium from reaching for Google's hosts in the background.
 CHROMIUM_ARGS = [

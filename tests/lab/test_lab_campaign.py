@@ -10,7 +10,7 @@ import sys
 import pytest
 from lab_campaigns import smoke_settings, write_campaign
 
-from queuelab.lab import campaign
+from queuetune.lab import campaign
 
 
 def test_builtin_campaigns_parse():
@@ -104,7 +104,7 @@ def test_missing_file_and_bad_toml(tmp_path):
 def test_command_line_refuses_a_bad_campaign_and_writes_nothing(tmp_path):
     file = write_campaign(tmp_path, _edit(("design", "threads"), [0]))
     out = tmp_path / "out"
-    result = subprocess.run([sys.executable, "-m", "queuelab.lab", "run", str(file),
+    result = subprocess.run([sys.executable, "-m", "queuetune.lab", "run", str(file),
                              "--out", str(out), "--quiet"], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 2
@@ -113,14 +113,14 @@ def test_command_line_refuses_a_bad_campaign_and_writes_nothing(tmp_path):
 
 
 def test_plan_command_prints_the_runs():
-    result = subprocess.run([sys.executable, "-m", "queuelab.lab", "plan", "smoke"],
+    result = subprocess.run([sys.executable, "-m", "queuetune.lab", "plan", "smoke"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
     assert result.stdout.splitlines()[0].startswith("smoke: 3 runs")
 
 
 def test_the_progress_bar_survives_a_campaign_longer_than_its_estimate(tmp_path, capsys):
-    from queuelab.lab import runner
+    from queuetune.lab import runner
 
     plan = campaign.load(campaign.builtin("smoke"))
     bar = runner._progress(plan, runner.Options(out_root=tmp_path, progress=True))

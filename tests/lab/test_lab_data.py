@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from lab_campaigns import check_accounting, validate_package
 
-from queuelab.lab import analysis, campaign, chapter
+from queuetune.lab import analysis, campaign, chapter
 
 DATASETS = analysis.datasets()
 

@@ -9,7 +9,7 @@ import signal
 import pandas as pd
 import pytest
 
-from queuelab.lab import records
+from queuetune.lab import records
 
 
 def _writer(folder):

@@ -24,7 +24,7 @@ from lab_campaigns import (
     write_campaign,
 )
 
-from queuelab.lab import analysis, campaign, runner, tomcat
+from queuetune.lab import analysis, campaign, runner, tomcat
 
 pytestmark = pytest.mark.lab
 
@@ -105,7 +105,7 @@ def _start_and_wait_for_runs(tmp_path, runs: int):
     settings["design"]["clients"] = [2, 3, 4, 5, 6, 7, 8]
     file = write_campaign(tmp_path, settings)
     out = tmp_path / "out"
-    process = subprocess.Popen([sys.executable, "-m", "queuelab.lab", "run", str(file),
+    process = subprocess.Popen([sys.executable, "-m", "queuetune.lab", "run", str(file),
                                 "--out", str(out), "--no-wire", "--quiet"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120

@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from queuelab.lab import campaign, runner, tomcat, wire
+from queuetune.lab import campaign, runner, tomcat, wire
 
 
 def test_server_xml_holds_the_pool_and_the_queue():

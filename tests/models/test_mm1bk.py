@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from reference import FINITE_SOURCE_METRICS, mm1bk_equations, mm1bk_incomplete_gamma
 
-from queuelab import MM1BKResult, mm1bk
-from queuelab.models import birth_death
-from queuelab.models.mm1bk import mm1bk_probabilities
+from queuetune import MM1BKResult, mm1bk
+from queuetune.models import birth_death
+from queuetune.models.single_server import mm1bk_probabilities
 
 # (clients, capacity, service_time, think_time): small and mid sizes, B below, at and above K,
 # light and heavy load

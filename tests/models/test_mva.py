@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from reference import closed_network_ld, mmm_bk
 
-from queuelab import MVAResult, Station, mm1bk, mva, thread_pool
+from queuetune import MVAResult, Station, mm1bk, mva, thread_pool
 
 
 def naive_load_dependent_mva(population, demand, multipliers, think_time):

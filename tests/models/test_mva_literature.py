@@ -1,4 +1,4 @@
-"""queuelab.mva against textbook examples, with the values the books print.
+"""queuetune.mva against textbook examples, with the values the books print.
 
 The same cases are asserted by the test blocks of the Octave ``queueing`` package
 (M. Marzolla, ``inst/qncsmva.m``, ``inst/qncsmvald.m``): Jain, *The Art of Computer Systems
@@ -6,7 +6,7 @@ Performance Analysis* (Wiley, 1991), example on p. 577; Bolch, Greiner, de Meer 
 *Queueing Networks and Markov Chains* (2nd ed., Wiley, 2006), examples 8.4 (p. 333) and 8.7
 (p. 349). The books print three decimals, so the tolerance is 1e-3.
 
-Octave gives per-visit values of each station; queuelab gives each station's residence time
+Octave gives per-visit values of each station; queuetune gives each station's residence time
 and queue length per passage through the system and the system throughput, so the per-visit
 values are ``residence_time / V`` and ``X * V``.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from queuelab import Station, mva
+from queuetune import Station, mva
 
 PRINTED = 1e-3
 

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from queuelab import mm1bk, thread_pool
+from queuetune import mm1bk, thread_pool
 
 SETTINGS = settings(deadline=None, max_examples=100, derandomize=True)
 SMALL = settings(deadline=None, max_examples=60, derandomize=True)

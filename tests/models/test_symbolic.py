@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from queuelab import mm1bk, thread_pool
-from queuelab.models import symbolic as sym
-from queuelab.models.birth_death import log_stationary_distribution
+from queuetune import mm1bk, thread_pool
+from queuetune.models import symbolic as sym
+from queuetune.models.birth_death import log_stationary_distribution
 
 SERVICE = sp.Rational(7, 50)  # 0.14 s
 THINK = sp.Integer(4)

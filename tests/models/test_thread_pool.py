@@ -13,9 +13,9 @@ from reference import (
     thread_pool_chain,
 )
 
-from queuelab import ThreadPoolResult, mm1bk, thread_pool
-from queuelab.models.markov import stationary_distribution
-from queuelab.models.thread_pool_chain import build_chain, state_count
+from queuetune import ThreadPoolResult, mm1bk, thread_pool
+from queuetune.models.markov import stationary_distribution
+from queuetune.models.thread_pool_chain import build_chain, state_count
 
 METHODS = ("exact", "fes")
 
@@ -188,7 +188,7 @@ def test_a_large_fes_is_fast_and_sensible():
 def test_no_negative_zero_when_capacity_exceeds_clients():
     import math
 
-    from queuelab import thread_pool
+    from queuetune import thread_pool
 
     result = thread_pool(10, 20, 3, 0.07, 0.07, 4.0)
     for name in ("rejection_probability", "drop_rate", "error_rate"):

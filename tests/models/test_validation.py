@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from queuelab import Station, mm1bk, mva, thread_pool
-from queuelab._validation import as_choice, as_integer, as_nonnegative, as_positive
-from queuelab.models.thread_pool import EXACT_MAX_STATES
+from queuetune import Station, mm1bk, mva, thread_pool
+from queuetune._validation import as_choice, as_integer, as_nonnegative, as_positive
+from queuetune.models.thread_pool_server import EXACT_MAX_STATES
 
 MM1BK = {"clients": 10, "capacity": 50, "service_time": 0.14, "think_time": 4.0}
 POOL = {
@@ -210,13 +210,13 @@ def test_validation_helpers_return_arrays():
 @pytest.mark.parametrize("name", ["clients", "capacity"])
 @pytest.mark.parametrize("bad", [0, 0.5, math.nan, -2])
 def test_mm1bk_probabilities_arguments(name, bad):
-    from queuelab.models.mm1bk import mm1bk_probabilities
+    from queuetune.models.single_server import mm1bk_probabilities
 
     _check(lambda: mm1bk_probabilities(**{**MM1BK, name: bad}), name)
 
 
 def test_birth_death_helper_arguments():
-    from queuelab.models.birth_death import log_stationary_distribution
+    from queuetune.models.birth_death import log_stationary_distribution
 
     _check(lambda: log_stationary_distribution(np.zeros((2, 3)), np.array([1, 4])), "states")
     _check(lambda: log_stationary_distribution(np.zeros((2, 3)), np.array([1])), "states")
@@ -229,7 +229,7 @@ def test_birth_death_helper_arguments():
 def test_markov_helper_arguments():
     import scipy.sparse as sp
 
-    from queuelab.models.markov import stationary_distribution
+    from queuetune.models.markov import stationary_distribution
 
     generator = sp.csr_matrix(np.array([[-1.0, 1.0], [2.0, -2.0]]))
     _check(lambda: stationary_distribution(generator, pinned=2), "pinned")
@@ -239,7 +239,7 @@ def test_markov_helper_arguments():
 
 
 def test_chain_helper_arguments():
-    from queuelab.models.thread_pool_chain import build_chain, cpu_time_per_request, state_count
+    from queuetune.models.thread_pool_chain import build_chain, cpu_time_per_request, state_count
 
     _check(lambda: state_count(0, 5, 2, True), "clients")
     _check(lambda: state_count(5, 5, 0.5, True), "threads")
@@ -253,7 +253,7 @@ def test_chain_helper_arguments():
 
 
 def test_symbolic_helper_arguments():
-    from queuelab.models import symbolic
+    from queuetune.models import symbolic
 
     _check(lambda: symbolic.mm1bk_exact(0, 2, 1, 1), "clients")
     _check(lambda: symbolic.mm1bk_exact(2, 1.5, 1, 1), "capacity")
@@ -263,7 +263,7 @@ def test_symbolic_helper_arguments():
 
 
 def test_scalar_checks_agree_with_array_checks_on_whole_floats():
-    from queuelab._validation import as_scalar_integer, integer, real
+    from queuetune._validation import as_scalar_integer, integer, real
 
     assert integer(3.0, "n", low=1) == as_scalar_integer(3.0, "n") == 3
     for bad in (3.5, True, "3", None, float("nan")):

@@ -1,4 +1,4 @@
-"""The simulator against the analytic models of :mod:`queuelab.models`."""
+"""The simulator against the analytic models of :mod:`queuetune.models`."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from agreement import coverage_shortfall, far_outside
 from closed_forms import mm1bk_closed_form
 
-from queuelab.models import mm1bk, thread_pool
-from queuelab.simulation import (
+from queuetune.models import mm1bk, thread_pool
+from queuetune.simulation import (
     MM1BK_METRICS,
     THREAD_POOL_METRICS,
     simulate_mm1bk,

@@ -6,7 +6,7 @@ import pytest
 from agreement import coverage_shortfall, far_outside, outside
 from closed_forms import mm1bk_closed_form, thread_pool_no_queue, thread_pool_no_wait
 
-from queuelab.simulation import simulate_mm1bk, simulate_thread_pool
+from queuetune.simulation import simulate_mm1bk, simulate_thread_pool
 
 RUN = {"horizon": 600.0, "warmup": 60.0, "replications": 10}
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from queuelab.simulation import simulate_mm1bk, simulate_thread_pool
+from queuetune.simulation import simulate_mm1bk, simulate_thread_pool
 
 MM1BK = dict(clients=5, capacity=5, service_time=0.1, think_time=1.0)
 THREAD_POOL = dict(clients=5, capacity=5, threads=2, cpu_time=0.1, wait_time=0.2, think_time=1.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import simpy
 
-from queuelab.simulation import _ProcessorSharingCPU
+from queuetune.simulation import _ProcessorSharingCPU
 
 
 def _finish_times(jobs, speed=lambda: 1.0, until=100.0, changes=()):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from queuelab.simulation import (
+from queuetune.simulation import (
     MM1BK_METRICS,
     THREAD_POOL_METRICS,
     simulate_mm1bk,

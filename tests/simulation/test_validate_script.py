@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from queuelab.simulation import MM1BK_METRICS, THREAD_POOL_METRICS
+from queuetune.simulation import MM1BK_METRICS, THREAD_POOL_METRICS
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "validate_models.py"
 RUN = {"horizon": 100.0, "warmup": 10.0, "replications": 3}

@@ -3,7 +3,7 @@
 Sphinx's search page reads each result's summary from the result's page with ``fetch()``,
 which browsers refuse for ``file://`` URLs (a console error per result, titles only). Opened from
 ``file://``, the page reads the summaries from ``_static/search-pages.js`` instead (see
-``book/_ext/queuelab_site.py``); served over HTTP, Sphinx's own reads are kept.
+``book/_ext/queuetune_site.py``); served over HTTP, Sphinx's own reads are kept.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""queuelab.documents.domino_curves.chapter: the five systems of DC-T1 read as numbers."""
+"""queuetune.documents.domino_curves.chapter: the five systems of DC-T1 read as numbers."""
 
 from __future__ import annotations
 
 import pytest
 
-from queuelab import data
-from queuelab.documents.domino_curves import chapter
+from queuetune import data
+from queuetune.documents.domino_curves import chapter
 
 DOC = "domino-curves"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import edits
 import pytest
 
-from queuelab import audit, stated
-from queuelab.documents.domino_curves import claims as dc
+from queuetune import audit, stated
+from queuetune.documents.domino_curves import claims as dc
 
 DOC = "domino-curves"
 

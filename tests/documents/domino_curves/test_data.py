@@ -10,7 +10,7 @@ import inventory
 import lookup
 import pytest
 
-from queuelab import data
+from queuetune import data
 
 DOC = "domino-curves"
 stated = partial(lookup.stated, DOC)

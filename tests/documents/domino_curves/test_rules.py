@@ -1,4 +1,4 @@
-"""Capacity rules of domino-curves (Zimmet & Florio Barber 1998) in queuelab.rules."""
+"""Capacity rules of domino-curves (Zimmet & Florio Barber 1998) in queuetune.rules."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from queuelab import data, stated
-from queuelab.documents.domino_curves import rules
+from queuetune import data, stated
+from queuetune.documents.domino_curves import rules
 
 DOC = "domino-curves"
 positive = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False)
@@ -134,7 +134,7 @@ def test_probe_rating_refuses_bad_times(seconds):
 
 def test_probe_bands_refuse_a_gap(tmp_path, monkeypatch):
     shutil.copytree(data.data_dir() / DOC, tmp_path / DOC)
-    monkeypatch.setenv("QUEUELAB_DATA", str(tmp_path))
+    monkeypatch.setenv("QUEUETUNE_DATA", str(tmp_path))
     path = tmp_path / DOC / "probe_ratings.csv"
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame.loc[frame["rating"] == "medium", "response_time_s"] = "two to three"

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from queuelab.documents.domino_keepalive import amortization
-from queuelab.documents.domino_keepalive.amortization import fit_setup_cost, time_per_request
+from queuetune.documents.domino_keepalive import amortization
+from queuetune.documents.domino_keepalive.amortization import fit_setup_cost, time_per_request
 
 
 @pytest.mark.parametrize(

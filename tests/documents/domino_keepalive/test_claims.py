@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from edits import set_value
 
-from queuelab import audit, data
-from queuelab.documents.domino_keepalive import claims as dk
+from queuetune import audit, data
+from queuetune.documents.domino_keepalive import claims as dk
 
 DOC = "domino-keepalive"
 

@@ -1,12 +1,12 @@
-"""queuelab.documents.domino_threads.chapter: the grids as printed, their figures and rows."""
+"""queuetune.documents.domino_threads.chapter: the grids as printed, their figures and rows."""
 
 from __future__ import annotations
 
 import pytest
 
-from queuelab import data, provenance
-from queuelab.documents.domino_threads import chapter
-from queuelab.documents.domino_threads import claims as dt
+from queuetune import data, provenance
+from queuetune.documents.domino_threads import chapter
+from queuetune.documents.domino_threads import claims as dt
 
 DOC = "domino-threads"
 

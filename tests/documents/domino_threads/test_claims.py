@@ -7,9 +7,9 @@ import edits
 import numpy as np
 import pytest
 
-from queuelab import audit, data
-from queuelab.documents.domino_threads import claims as dt
-from queuelab.documents.domino_threads import rules
+from queuetune import audit, data
+from queuetune.documents.domino_threads import claims as dt
+from queuetune.documents.domino_threads import rules
 
 DOC = "domino-threads"
 

@@ -7,7 +7,7 @@ from functools import partial
 import lookup
 import pytest
 
-from queuelab import data
+from queuetune import data
 
 DOC = "domino-threads"
 stated = partial(lookup.stated, DOC)

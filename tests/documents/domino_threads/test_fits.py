@@ -1,4 +1,4 @@
-"""queuelab.documents.domino_threads.fits: the stored thread-pool fits match a refit, and the
+"""queuetune.documents.domino_threads.fits: the stored thread-pool fits match a refit, and the
 helpers read the data."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from queuelab import data
-from queuelab.documents.domino_threads import claims as dt
-from queuelab.documents.domino_threads import fits as domino
+from queuetune import data
+from queuetune.documents.domino_threads import claims as dt
+from queuetune.documents.domino_threads import fits as domino
 
 
 def test_stored_domino_thread_pool_fit_matches_a_refit():
@@ -39,7 +39,7 @@ def test_domino_helpers_read_the_data():
 
 
 def test_thread_pool_at_runs_solves_each_run():
-    from queuelab import thread_pool
+    from queuetune import thread_pool
 
     stored = data.load_result("domino_thread_pool_fits")
     est = stored[stored["case"] == "webmail"].set_index("parameter")["estimate"].to_dict()

@@ -1,4 +1,4 @@
-"""queuelab.rules: the rules of thumb of the source documents as calculators."""
+"""queuetune.rules: the rules of thumb of the source documents as calculators."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from queuelab import data
-from queuelab.documents.domino_threads import rules
+from queuetune import data
+from queuetune.documents.domino_threads import rules
 
 
 def stated(quantity: str) -> str:

@@ -8,7 +8,7 @@ import chapters as chapter
 import pytest
 import yaml
 
-from queuelab import data
+from queuetune import data
 
 DOC = "imre-appserver"
 
@@ -43,10 +43,10 @@ def test_the_chapter_is_in_the_table_of_contents():
     assert "notebooks/imre-appserver" in files
 
 
-# --- queuelab.documents.imre_appserver.chapter -------------------------------------------
+# --- queuetune.documents.imre_appserver.chapter -------------------------------------------
 
 def test_printed_equation_is_the_latex_of_the_data_with_its_number():
-    from queuelab.documents.imre_appserver import chapter as helpers
+    from queuetune.documents.imre_appserver import chapter as helpers
 
     for row in data.load(DOC, "equations").itertuples():
         assert helpers.printed_equation(row.equation) == (
@@ -58,8 +58,8 @@ def test_printed_equation_is_the_latex_of_the_data_with_its_number():
 def test_tidy_keeps_the_expression_and_writes_positive_powers():
     import sympy as sp
 
-    from queuelab.documents.imre_appserver import chapter as helpers
-    from queuelab.models import symbolic
+    from queuetune.documents.imre_appserver import chapter as helpers
+    from queuetune.models import symbolic
 
     for expr in (symbolic.mm1bk_state_probability(), symbolic.mm1bk_mean_in_system(),
                  symbolic.mm1bk_error_rate()):
@@ -74,7 +74,7 @@ def test_tidy_keeps_the_expression_and_writes_positive_powers():
 
 
 def test_figure_status_wraps_the_status_and_note():
-    from queuelab.documents.imre_appserver import chapter as helpers
+    from queuetune.documents.imre_appserver import chapter as helpers
 
     figures = data.load(DOC, "figures").set_index("figure_id")
     text = helpers.figure_status("IM-F5")

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from edits import stated
 
-from queuelab import audit, mm1bk
-from queuelab.documents.imre_appserver import claims as ia
+from queuetune import audit, mm1bk
+from queuetune.documents.imre_appserver import claims as ia
 
 DOC = "imre-appserver"
 

@@ -1,4 +1,4 @@
-"""queuelab.documents.imre_appserver.region: the stored region map matches the code, and its
+"""queuetune.documents.imre_appserver.region: the stored region map matches the code, and its
 statements can fail and hold."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from queuelab import data
-from queuelab.documents.imre_appserver import region as imre_region
+from queuetune import data
+from queuetune.documents.imre_appserver import region as imre_region
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
-"""queuelab.documents.iplanet_tuning.chapter: the printed dumps line by line."""
+"""queuetune.documents.iplanet_tuning.chapter: the printed dumps line by line."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from queuelab import data
-from queuelab.documents.iplanet_tuning import chapter
-from queuelab.documents.iplanet_tuning import claims as ip
+from queuetune import data
+from queuetune.documents.iplanet_tuning import chapter
+from queuetune.documents.iplanet_tuning import claims as ip
 
 DOC = "iplanet-tuning"
 

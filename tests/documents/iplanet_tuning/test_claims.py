@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from edits import set_value, stated
 
-from queuelab import audit
-from queuelab.documents.iplanet_tuning import claims as ip
+from queuetune import audit
+from queuetune.documents.iplanet_tuning import claims as ip
 
 DOC = "iplanet-tuning"
 IDS = [f"IP-C{i}" for i in range(1, 10)]

@@ -13,7 +13,7 @@ import inventory
 import pandas as pd
 import pytest
 
-from queuelab import data, documents, provenance
+from queuetune import data, documents, provenance
 
 DOC = "iplanet-tuning"
 

@@ -9,7 +9,7 @@ from edits import set_value
 from hypothesis import given
 from hypothesis import strategies as st
 
-from queuelab.documents.iplanet_tuning import scaling
+from queuetune.documents.iplanet_tuning import scaling
 
 DOC = "iplanet-tuning"
 

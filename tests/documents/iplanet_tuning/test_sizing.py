@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from queuelab import stated
-from queuelab.documents.iplanet_tuning import sizing
+from queuetune import stated
+from queuetune.documents.iplanet_tuning import sizing
 
 DOC = "iplanet-tuning"
 

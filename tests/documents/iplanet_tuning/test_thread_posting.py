@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from queuelab.documents.iplanet_tuning import thread_posting as tp
+from queuetune.documents.iplanet_tuning import thread_posting as tp
 
 STEP = dict(phases=[(0.0, 60.0), (10.0, 270.0), (20.0, 60.0)], service_time=0.5, horizon=30.0,
             thread_increment=8, seed=3)

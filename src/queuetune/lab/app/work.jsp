@@ -1,0 +1,57 @@
+<%--
+  The test application of the lab, like the one of Imre et al.: one request type that does a
+  configurable amount of double-precision arithmetic, then sleeps, then answers with a small
+  HTML page.
+
+    GET /work.jsp?work=ITERATIONS&sleep_us=MICROSECONDS&bytes=SIZE
+
+  work      iterations of the arithmetic loop (the runner calibrates iterations per millisecond)
+  sleep_us  time the request then holds its thread without the processor, in microseconds
+  bytes     size of the answer (about 10 KB by default)
+
+  The answer carries the processor time the request's thread used, measured by the JVM
+  (header X-Queuetune-Cpu-Us), so the data hold the server's own view of each request's work.
+--%><%@ page session="false" contentType="text/html; charset=UTF-8" trimDirectiveWhitespaces="true"
+    import="java.lang.management.ManagementFactory, java.lang.management.ThreadMXBean" %><%!
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private static long parameter(jakarta.servlet.http.HttpServletRequest request, String name,
+                                  long fallback, long max) {
+        String value = request.getParameter(name);
+        if (value == null) {
+            return fallback;
+        }
+        long parsed = Long.parseLong(value);
+        if (parsed < 0 || parsed > max) {
+            throw new IllegalArgumentException(name + " must be in [0, " + max + "]");
+        }
+        return parsed;
+    }
+%><%
+    long cpuStart = THREADS.getCurrentThreadCpuTime();
+    long iterations = parameter(request, "work", 0L, 100_000_000_000L);
+    long sleepUs = parameter(request, "sleep_us", 0L, 600_000_000L);
+    long size = parameter(request, "bytes", 10240L, 10_000_000L);
+
+    // A dependent chain of square roots: it cannot be vectorized or skipped, and its result
+    // goes into the answer so that the JIT cannot drop it.
+    double x = 1.0;
+    for (long i = 0; i < iterations; i++) {
+        x = Math.sqrt(x + i) * 1.0000001;
+    }
+    if (sleepUs > 0) {
+        Thread.sleep(sleepUs / 1000, (int) (sleepUs % 1000) * 1000);
+    }
+    long cpuUs = (THREADS.getCurrentThreadCpuTime() - cpuStart) / 1000;
+    response.setHeader("X-Queuetune-Cpu-Us", Long.toString(cpuUs));
+
+    StringBuilder answer = new StringBuilder((int) size + 64);
+    answer.append("<!DOCTYPE html><html><head><title>queuetune</title></head><body><p>")
+        .append(x).append("</p>\n");
+    String line = "<p>The quick brown fox jumps over the lazy dog 0123456789.</p>\n";
+    while (answer.length() + line.length() + 15 <= size) {
+        answer.append(line);
+    }
+    answer.append("</body></html>");
+    out.print(answer);
+%>

@@ -1,0 +1,94 @@
+"""The book's two models against the lab's measurements.
+
+* **Predicted, nothing fitted.** M/M/1/B/K with the paper's recipe: the service time S measured
+  with one client, the think time Z of the campaign, B = the requests Tomcat admits (threads +
+  queue). The thread-limited model with the same S split into the processor time the JVM
+  measured per request (``s_c``) and the rest (``s_w = S - s_c``), and the pool's T.
+* **Fitted** with :mod:`queuetune.fit` to the measured response times and throughputs of each
+  split (Z held at the campaign's value): M/M/1/B/K's S, and the thread-limited model's
+  ``s_c`` and ``s_w`` (optionally a contention overhead), compared by AICc and leave-one-out
+  prediction error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import fit as qfit
+from .. import mm1bk, thread_pool
+from . import analysis
+
+__all__ = ["measured", "service", "predict", "fit_split", "compare_split"]
+
+#: What the models are compared on, as named in the fits.
+QUANTITIES = ("response_time", "throughput")
+
+
+def measured(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+    """The load runs with the paper's metrics: one row per split x pool x queue x clients."""
+    table = analysis.summarize(dataset)
+    load = table[table["kind"] == "load"].copy()
+    load["response_time"] = load["r_succ"]
+    return load.reset_index(drop=True)
+
+
+def service(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+    """Per split: S measured with one client, and its split into processor time (the JVM's
+    measure of the answering thread) and the rest (waiting, and the server's other work)."""
+    one = analysis.service_time(dataset).set_index("split")
+    out = pd.DataFrame({"S": one["measured_s"], "s_cpu": one["server_cpu_s"]})
+    out["s_wait"] = (out["S"] - out["s_cpu"]).clip(lower=0.0)
+    return out
+
+
+def predict(runs: pd.DataFrame, services: pd.DataFrame, think_time: float) -> pd.DataFrame:
+    """Both models' predictions for each run, from the one-client service time alone."""
+    S = services.loc[runs["split"], "S"].to_numpy()
+    s_cpu = services.loc[runs["split"], "s_cpu"].to_numpy()
+    s_wait = services.loc[runs["split"], "s_wait"].to_numpy()
+    K = runs["clients"].to_numpy(dtype=int)
+    B = runs["capacity"].to_numpy(dtype=int)
+    T = runs["threads"].to_numpy(dtype=int)
+    single = mm1bk(K, B, S, think_time)
+    pool = thread_pool(K, B, T, s_cpu, s_wait, think_time, method="exact")
+    frames = []
+    for name, result in (("M/M/1/B/K", single), ("thread-limited", pool)):
+        frames.append(pd.DataFrame({
+            "run": runs["run"].to_numpy(), "model": name,
+            "throughput": np.asarray(result.throughput, dtype=float),
+            "response_time": np.asarray(result.response_time, dtype=float),
+            "share_refused": np.asarray(result.rejection_probability, dtype=float),
+            "utilization": np.asarray(result.utilization, dtype=float)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def fit_split(runs: pd.DataFrame, think_time: float, *, contention: bool = False
+              ) -> dict[str, qfit.Fit]:
+    """Fits of both models to the response times and throughputs of one split's runs."""
+    K = runs["clients"].to_numpy(dtype=int)
+    B = runs["capacity"].to_numpy(dtype=int)
+    T = runs["threads"].to_numpy(dtype=int)
+    R = runs["response_time"].to_numpy(dtype=float)
+    X = runs["throughput"].to_numpy(dtype=float)
+    fits: dict[str, qfit.Fit] = {
+        "M/M/1/B/K": qfit.fit_mm1bk(K, B, response_time=R, throughput=X,
+                                    fixed={"think_time": think_time}),
+        "thread-limited": qfit.fit_thread_pool(
+            K, T, response_time=R, throughput=X, capacity=B,
+            free=("cpu_time", "wait_time"), fixed={"think_time": think_time}),
+    }
+    if contention:
+        fits["thread-limited + contention"] = qfit.fit_thread_pool(
+            K, T, response_time=R, throughput=X, capacity=B,
+            free=("cpu_time", "wait_time", "thread_overhead"),
+            fixed={"think_time": think_time})
+    return fits
+
+
+def compare_split(fits: Mapping[str, qfit.Fit]) -> pd.DataFrame:
+    """AICc, Akaike weights and leave-one-out errors of the fits of one split."""
+    return qfit.compare(dict(fits), loo=True)

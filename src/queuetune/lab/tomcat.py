@@ -1,0 +1,341 @@
+"""Apache Tomcat, started and stopped by the lab for each server configuration.
+
+Each configuration gets a fresh ``CATALINA_BASE`` in a temporary folder: a ``server.xml``
+written from the run's settings, the test application (``app/work.jsp``, compiled by Tomcat
+itself), and logs. Tomcat runs in the foreground (``catalina.sh run``, no systemd), pinned to
+its cores with ``taskset``, in a process group of its own, so that stopping it stops the JVM
+and nothing else, on success, failure or Ctrl-C.
+
+The thread pool and the connection queue are a Tomcat ``Executor``: ``maxThreads`` threads and
+a queue of ``maxQueueSize`` requests waiting for a thread. A request that finds the queue full
+is refused: Tomcat logs "Executor rejected socket" and closes the connection without an answer.
+(``maxConnections`` and ``acceptCount`` behave differently: a connection over those limits
+waits in the kernel and is served late, never refused; see :mod:`queuetune.lab.wire`.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from . import processes
+
+__all__ = [
+    "CATALINA_HOME",
+    "ServerError",
+    "ServerSettings",
+    "Tomcat",
+    "free_port",
+    "require_free_port",
+    "server_xml",
+    "tomcat_version",
+    "java_version",
+]
+
+CATALINA_HOME = Path(os.environ.get("CATALINA_HOME", "/usr/share/tomcat10"))
+# Debian's tomcat10 package keeps the default configuration files here.
+_DEFAULT_CONF = CATALINA_HOME / "etc"
+APP_PAGE = "/work.jsp"
+REJECTED = "Executor rejected socket"
+_INSTALL_HINT = ("install Debian's tomcat10 and openjdk-17-jre-headless "
+                 "(make tomcat does it), or set CATALINA_HOME")
+
+
+class ServerError(RuntimeError):
+    """Tomcat could not be started, or stopped cleanly."""
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """What the runner writes into ``server.xml`` (and the JVM's options)."""
+
+    threads: int
+    queue: int
+    port: int
+    max_connections: int = 10000
+    accept_count: int = 100
+    keep_alive_requests: int = 100
+    connection_timeout_ms: int = 20000
+    heap_mb: int = 256
+    cores: tuple[int, ...] = ()
+    address: str = "127.0.0.1"
+    # "executor": the pool and queue of an Executor, which refuses when its queue is full;
+    # "connector": the Connector's own pool, limited by maxConnections and acceptCount only.
+    limit: str = "executor"
+
+    def jvm_options(self) -> list[str]:
+        """Fixed heap, the serial collector (one core), one processor seen by the JVM."""
+        cores = max(len(self.cores), 1)
+        return [f"-Xms{self.heap_mb}m", f"-Xmx{self.heap_mb}m", "-XX:+UseSerialGC",
+                f"-XX:ActiveProcessorCount={cores}", "-Djava.awt.headless=true"]
+
+
+def _pool(s: ServerSettings) -> tuple[str, str]:
+    """The Executor element (or none) and the Connector's pool attributes."""
+    if s.limit == "connector":
+        return "", f'maxThreads="{s.threads}" minSpareThreads="{s.threads}"'
+    executor = f"""<!-- The thread pool (maxThreads, all started at once) and the connection
+         queue in front of it (maxQueueSize requests waiting for a thread; one more is
+         refused). -->
+    <Executor name="pool" namePrefix="queuetune-exec-"
+              maxThreads="{s.threads}" minSpareThreads="{s.threads}"
+              prestartminSpareThreads="true" maxQueueSize="{s.queue}" />"""
+    return executor, 'executor="pool"'
+
+
+def server_xml(s: ServerSettings) -> str:
+    """The ``server.xml`` of one configuration.
+
+    >>> xml = server_xml(ServerSettings(threads=30, queue=50, port=18080))
+    >>> 'maxThreads="30"' in xml and 'maxQueueSize="50"' in xml
+    True
+    """
+    if s.limit not in ("executor", "connector"):
+        raise ValueError(f"limit must be 'executor' or 'connector', got {s.limit!r}")
+    executor, pool = _pool(s)
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<!-- Written by queuetune.lab for one measured configuration. -->
+<Server port="-1" shutdown="SHUTDOWN">
+  <Service name="Catalina">
+    {executor}
+    <Connector {pool} port="{s.port}" address={quoteattr(s.address)}
+               protocol="HTTP/1.1"
+               maxConnections="{s.max_connections}" acceptCount="{s.accept_count}"
+               maxKeepAliveRequests="{s.keep_alive_requests}"
+               connectionTimeout="{s.connection_timeout_ms}" />
+    <Engine name="Catalina" defaultHost="localhost">
+      <Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false">
+        <!-- One line per answered request: status, server time in microseconds, bytes. -->
+        <Valve className="org.apache.catalina.valves.AccessLogValve" directory="logs"
+               prefix="access" suffix=".log" rotatable="false" buffered="false"
+               pattern="%s %D %B" />
+      </Host>
+    </Engine>
+  </Service>
+</Server>
+"""
+
+
+_LOGGING = """\
+# Everything to the console, which the runner writes to logs/catalina.out.
+handlers = java.util.logging.ConsoleHandler
+.handlers = java.util.logging.ConsoleHandler
+.level = INFO
+java.util.logging.ConsoleHandler.level = INFO
+java.util.logging.ConsoleHandler.formatter = org.apache.juli.OneLineFormatter
+"""
+
+
+def _require_installation() -> Path:
+    catalina = CATALINA_HOME / "bin" / "catalina.sh"
+    if not catalina.is_file():
+        raise ServerError(f"Tomcat not found: {catalina} does not exist; {_INSTALL_HINT}")
+    for name in ("web.xml", "catalina.properties"):
+        if not (_DEFAULT_CONF / name).is_file():
+            raise ServerError(f"Tomcat's default {name} not found in {_DEFAULT_CONF}; "
+                              f"{_INSTALL_HINT}")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        raise ServerError(f"no Java runtime found (java is not on PATH); {_INSTALL_HINT}")
+    if shutil.which("taskset") is None:
+        raise ServerError("taskset (util-linux) is needed to pin the server to its cores")
+    return catalina
+
+
+def tomcat_version() -> str:
+    """Tomcat's own version line, e.g. ``Apache Tomcat/10.1.60 (Debian)``."""
+    catalina = _require_installation()
+    out = subprocess.run(["sh", str(catalina.with_name("version.sh"))], capture_output=True,
+                         text=True, timeout=60, env=_environment({})).stdout
+    match = re.search(r"Server version:\s*(.+)", out)
+    return match.group(1).strip() if match else "unknown"
+
+
+def java_version() -> str:
+    """The JVM's version line, e.g. ``openjdk version "17.0.21" 2025-10-21``."""
+    java = shutil.which("java") or str(Path(os.environ.get("JAVA_HOME", "")) / "bin" / "java")
+    result = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+    lines = (result.stderr or result.stdout).splitlines()
+    return " / ".join(line.strip() for line in lines[:2]) if lines else "unknown"
+
+
+def free_port(address: str = "127.0.0.1") -> int:
+    """A port nobody listens on now (the system picks it)."""
+    with socket.socket() as sock:
+        sock.bind((address, 0))
+        return sock.getsockname()[1]
+
+
+def require_free_port(port: int, address: str = "127.0.0.1") -> None:
+    """``ValueError`` naming the port if something already listens on it."""
+    with socket.socket() as sock:
+        try:
+            sock.bind((address, port))
+        except OSError:
+            raise ValueError(f"server.port {port} is already in use on {address}; stop what "
+                             f"listens there or choose another port (0 picks a free one)"
+                             ) from None
+
+
+def _environment(extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CATALINA_")}
+    env.update(CATALINA_HOME=str(CATALINA_HOME), **extra)
+    return env
+
+
+def write_base(base: Path, settings: ServerSettings) -> None:
+    """A ``CATALINA_BASE`` for one configuration, with the test application."""
+    for folder in ("conf", "logs", "temp", "work", "webapps/ROOT"):
+        (base / folder).mkdir(parents=True, exist_ok=True)
+    for name in ("web.xml", "catalina.properties", "context.xml"):
+        shutil.copyfile(_DEFAULT_CONF / name, base / "conf" / name)
+    (base / "conf" / "server.xml").write_text(server_xml(settings), encoding="utf-8")
+    (base / "conf" / "logging.properties").write_text(_LOGGING, encoding="utf-8")
+    page = resources.files(__package__) / "app" / "work.jsp"
+    (base / "webapps" / "ROOT" / "work.jsp").write_bytes(page.read_bytes())
+
+
+class Tomcat:
+    """One running Tomcat. Use as a context manager: it is stopped on leaving, however."""
+
+    def __init__(self, settings: ServerSettings, *, start_timeout_s: float = 90.0):
+        self.settings = settings
+        self.start_timeout_s = start_timeout_s
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        self.base: Path | None = None
+        self.process: subprocess.Popen | None = None
+        self._log = None
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    def __enter__(self) -> Tomcat:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.settings.address}:{self.settings.port}"
+
+    @property
+    def pid(self) -> int:
+        if self.process is None:
+            raise ServerError("Tomcat is not running")
+        return self.process.pid
+
+    def start(self) -> None:
+        catalina = _require_installation()
+        require_free_port(self.settings.port, self.settings.address)
+        self._tmp = tempfile.TemporaryDirectory(prefix="queuetune-tomcat-")
+        self.base = Path(self._tmp.name)
+        write_base(self.base, self.settings)
+        command = ["sh", str(catalina), "run"]
+        if self.settings.cores:
+            command = ["taskset", "-c", ",".join(map(str, self.settings.cores)), *command]
+        env = _environment({"CATALINA_BASE": str(self.base),
+                            "CATALINA_TMPDIR": str(self.base / "temp"),
+                            "CATALINA_OPTS": " ".join(self.settings.jvm_options())})
+        self._log = open(self.base / "logs" / "catalina.out", "wb")  # noqa: SIM115
+        try:
+            self.process = processes.spawn(command, env=env, log=self._log)
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_ready(self) -> None:
+        """Until the test page answers (its first call compiles it), or fail with the log."""
+        deadline = time.monotonic() + self.start_timeout_s
+        url = f"{self.url}{APP_PAGE}?work=0&sleep_us=0"
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise ServerError(f"Tomcat exited with code {self.process.returncode} while "
+                                  f"starting; its log ends with:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(url, timeout=30) as answer:
+                    if answer.status == 200:
+                        self._wait_logged(1, deadline)
+                        return
+            except urllib.error.HTTPError as exc:  # it answers, but the page fails
+                raise ServerError(f"Tomcat answered {exc.code} for the test page {APP_PAGE}; "
+                                  f"its log ends with:\n{self.log_tail()}") from None
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                time.sleep(0.2)
+        raise ServerError(f"Tomcat did not answer on {self.url} within "
+                          f"{self.start_timeout_s:g} s; its log ends with:\n{self.log_tail()}")
+
+    def _wait_logged(self, answered: int, deadline: float) -> None:
+        """Until the access log holds ``answered`` lines (it is written just after the answer)."""
+        while self.counters().answered < answered and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def settle(self, timeout_s: float = 2.0) -> ServerCounters:
+        """The counters once the logs have stopped growing (after a run)."""
+        deadline = time.monotonic() + timeout_s
+        last = self.counters()
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = self.counters()
+            if now == last:
+                return now
+            last = now
+        return last
+
+    def stop(self) -> None:
+        """Stop the JVM (TERM, then KILL after 15 s) and remove the base folder."""
+        process, self.process = self.process, None
+        if process is not None:
+            processes.end(process)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp, self.base = None, None
+
+    # -- what the server saw ------------------------------------------------------------
+
+    def log_tail(self, lines: int = 12) -> str:
+        if self.base is None:
+            return ""
+        path = self.base / "logs" / "catalina.out"
+        if not path.is_file():
+            return ""
+        # the messages, not the Java stack frames under them
+        text = [line for line in path.read_text(errors="replace").splitlines()
+                if not line.lstrip().startswith(("at ", "..."))]
+        return "\n".join(text[-lines:])
+
+    def counters(self) -> ServerCounters:
+        """Requests answered (access log) and refused (rejections logged) so far."""
+        logs = self.base / "logs"
+        access = (logs / "access.log").read_text() if (logs / "access.log").exists() else ""
+        answered = [line.split() for line in access.splitlines() if line.strip()]
+        rejected = (logs / "catalina.out").read_text(errors="replace").count(REJECTED)
+        micros = [int(parts[1]) for parts in answered if len(parts) >= 2]
+        return ServerCounters(answered=len(answered), rejected=rejected,
+                              server_time_us_sum=sum(micros))
+
+
+@dataclass(frozen=True)
+class ServerCounters:
+    answered: int
+    rejected: int
+    server_time_us_sum: int
+
+    def since(self, before: ServerCounters) -> ServerCounters:
+        return ServerCounters(self.answered - before.answered, self.rejected - before.rejected,
+                              self.server_time_us_sum - before.server_time_us_sum)
+

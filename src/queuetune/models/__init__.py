@@ -1,0 +1,25 @@
+"""Analytic queueing models of a web or application server.
+
+* :func:`mm1bk` - the M/M/1/B/K model of Imre, Bogárdi-Mészöly and Charaf, eqs. (3)-(5);
+* :func:`mva` - exact single-class Mean Value Analysis of closed networks (Menascé & Almeida
+  2002), with load-dependent stations solved through log normalizing constants;
+* :func:`thread_pool` - the M/M/1/B/K model extended with a pool of T threads, solved exactly
+  as a Markov chain or by flow-equivalent-server decomposition;
+* :mod:`.symbolic` - the derivations of eqs. (3)-(5) with SymPy.
+"""
+
+from .mean_value import Station, mva
+from .results import FiniteSourceResult, MM1BKResult, MVAResult, ThreadPoolResult
+from .single_server import mm1bk
+from .thread_pool_server import thread_pool
+
+__all__ = [
+    "mm1bk",
+    "mva",
+    "thread_pool",
+    "Station",
+    "FiniteSourceResult",
+    "MM1BKResult",
+    "MVAResult",
+    "ThreadPoolResult",
+]
