@@ -10,6 +10,11 @@ bundle itself (``scripts/build_assets.py``), so pages need no network. In a live
 session started with ``QUEUETUNE_LIVE=1`` (``make lab``) the widget renderer is used instead,
 which also works offline.
 
+Colours. A builder that colours series (or kinds of mark: measured, fitted, predicted) takes
+``colors`` (a mapping from a series to its colour) and ``palette`` (colours given to the series in
+order). Without them a series' colour comes from the chart's configuration: the book's theme
+(``PALETTE``), or the chapter's own ``chart.configure_range(category=[...])``.
+
 The builders live in small modules by kind: :mod:`~queuetune.charts.lines` (series and model
 curves), :mod:`~queuetune.charts.categories` (bars, grids, intervals, ranges),
 :mod:`~queuetune.charts.fits` (fitted models), :mod:`~queuetune.charts.diagrams` (reference

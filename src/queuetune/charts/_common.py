@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import altair as alt
 import pandas as pd
@@ -11,7 +11,9 @@ from queuetune.charts._style import (
     CATEGORY_LABEL_LIMIT,
     FADED_OPACITY,
     LEGEND_LABEL_LIMIT,
-    palette,
+)
+from queuetune.charts._style import (
+    palette as book_palette,
 )
 
 
@@ -72,11 +74,47 @@ def fade(highlight: alt.Parameter, opacity: float = 1.0) -> alt.OpacityValue:
     return alt.condition(highlight, alt.value(opacity), alt.value(FADED_OPACITY))
 
 
+def series_colours(order: Sequence[str], colors: Mapping[str, str] | None = None,
+                   palette: Sequence[str] | None = None) -> list[str] | None:
+    """The colour of each series of ``order`` that a chapter chose, or None to leave them to
+    the chart's configuration (the book's theme, or the chapter's ``configure_range``).
+
+    ``colors`` maps a series to its colour; ``palette`` gives colours to the series in order
+    (repeated when shorter), and to those that ``colors`` leaves out. A ValueError names the
+    argument that is not a colour list or names a series that the chart lacks.
+
+    >>> series_colours(["a", "b", "c"], colors={"b": "red"}, palette=["#111", "#222"])
+    ['#111', 'red', '#111']
+    >>> series_colours(["a", "b"]) is None
+    True
+    """
+    if palette is not None and (isinstance(palette, str) or not len(palette)
+                                or not all(isinstance(c, str) and c for c in palette)):
+        raise ValueError(f"palette must be a non-empty list of colour strings, got {palette!r}")
+    if colors is not None:
+        unknown = sorted(set(colors) - set(order))
+        if unknown:
+            raise ValueError(f"colors names series {unknown} that the chart lacks; "
+                             f"series: {list(order)}")
+        if not all(isinstance(c, str) and c for c in colors.values()):
+            raise ValueError(f"colors must map series to colour strings, got {colors!r}")
+    if colors is None and palette is None:
+        return None
+    fill = list(palette) if palette is not None else book_palette(len(order))
+    return [(colors or {}).get(s, fill[i % len(fill)]) for i, s in enumerate(order)]
+
+
 def series_colour(field: str, title: str | None, order: Sequence[str],
-                  legend: alt.Legend | None) -> alt.Color:
-    """One palette colour per value of ``field``, in ``order``, under ``title``."""
-    return alt.Color(f"{field}:N", title=title, sort=list(order), legend=legend,
-                     scale=alt.Scale(domain=list(order), range=palette(len(order))))
+                  legend: alt.Legend | None, colors: Mapping[str, str] | None = None,
+                  palette: Sequence[str] | None = None) -> alt.Color:
+    """One colour per value of ``field``, in ``order``, under ``title``: the chapter's
+    (``colors``, ``palette``; see :func:`series_colours`) or else the configuration's category
+    range, so that a chapter's ``configure_range(category=...)`` recolours the chart."""
+    scale = alt.Scale(domain=list(order))
+    chosen = series_colours(order, colors, palette)
+    if chosen is not None:
+        scale = alt.Scale(domain=list(order), range=chosen)
+    return alt.Color(f"{field}:N", title=title, sort=list(order), legend=legend, scale=scale)
 
 
 def first_seen(values: pd.Series) -> list[str]:

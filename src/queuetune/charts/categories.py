@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import altair as alt
 import pandas as pd
@@ -34,6 +34,8 @@ def stacked_count_chart(
     category_title: str,
     stack_title: str,
     stack_order: Sequence[str] | None = None,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.Chart:
     """Horizontal bars counting rows per ``category``, stacked by ``stack``.
 
@@ -52,7 +54,8 @@ def stacked_count_chart(
         y=alt.Y(f"{category}:N", title=category_title, sort=sorted(counts[category].unique())),
         x=alt.X("sum(count):Q", title="Count", axis=alt.Axis(tickMinStep=1, format="d")),
         color=series_colour(stack, stack_title, order, legend=alt.Legend(
-            orient="bottom", direction="horizontal", columns=2, labelLimit=LEGEND_LABEL_LIMIT)),
+            orient="bottom", direction="horizontal", columns=2, labelLimit=LEGEND_LABEL_LIMIT),
+            colors=colors, palette=palette),
         order=alt.Order("_order:Q"),
         opacity=fade(highlight),
         tooltip=[alt.Tooltip(f"{category}:N", title=category_title),
@@ -101,6 +104,45 @@ def heatmap(
     value that takes a few whole levels (a count) with one distinct shade per level, each
     named in the legend, instead of a continuous ramp. Crowded x labels are thinned out.
     """
+    _check_heatmap(data, x=x, y=y, value=value, title=title, description=description,
+                   x_title=x_title, y_title=y_title, value_title=value_title, label=label,
+                   tooltip_fields=tooltip_fields, facet=facet, facet_columns=facet_columns,
+                   cell_size=cell_size)
+    frame = data.copy()
+    if label is None and cell_labels:
+        label = "_label"
+        frame[label] = printed(frame[value], value_format)
+    scale, strong = _heatmap_scale(frame[value], value, diverging)
+    tooltip = _heatmap_tooltip(x=x, y=y, value=value, x_title=x_title, y_title=y_title,
+                               value_title=value_title, value_format=value_format,
+                               tooltip_fields=tooltip_fields, facet=facet,
+                               facet_title=facet_title)
+    base = alt.Chart(frame).encode(
+        x=alt.X(f"{x}:O", title=x_title, sort=sorted(frame[x].unique().tolist()),
+                axis=alt.Axis(labelAngle=0, grid=False,
+                              **({"labelOverlap": "parity"} if cell_size[0] < 32 else {}))),
+        y=alt.Y(f"{y}:O", title=y_title, sort=sorted(frame[y].unique().tolist()),
+                axis=alt.Axis(grid=False)),
+        tooltip=tooltip,
+    )
+    colour = _heatmap_colour(value, value_title, scale, value_format, levels)
+    layers = _heatmap_layers(base, colour, label, strong, cell_labels, cell_size)
+    layered = alt.layer(*layers).properties(width=alt.Step(cell_size[0]),
+                                            height=alt.Step(cell_size[1]))
+    head = heading(title, subtitle)
+    if facet is None:
+        return layered.properties(title=head, description=description)
+    return _facet_grids(layered, frame[facet], facet, facet_columns).properties(
+        title=head, description=description)
+
+
+# The steps of heatmap: its checks, its colour scale, tooltip and layers, and its facets.
+
+def _check_heatmap(data: pd.DataFrame, *, x: str, y: str, value: str, title: str,
+                   description: str, x_title: str, y_title: str, value_title: str,
+                   label: str | None, tooltip_fields: Sequence[tuple[str, str]],
+                   facet: str | None, facet_columns: int, cell_size: tuple[int, int]) -> None:
+    """Check heatmap's arguments."""
     require_columns(data, [x, y, value] + ([label] if label else []) + ([facet] if facet else [])
                      + field_columns(tooltip_fields))
     require_texts(title=title, description=description, x_title=x_title, y_title=y_title,
@@ -110,43 +152,51 @@ def heatmap(
     if len(cell_size) != 2 or min(cell_size) < 4:
         raise ValueError(f"cell_size must be (width, height) in pixels, each >= 4, got "
                          f"{cell_size!r}")
-    frame = data.copy()
-    if label is None and cell_labels:
-        label = "_label"
-        frame[label] = printed(frame[value], value_format)
-    extent = float(frame[value].abs().max()) or 1.0
+
+
+def _heatmap_scale(values: pd.Series, value: str, diverging: bool) -> tuple[alt.Scale, str]:
+    """The colour scale of the cells, and the test of a cell so dark that its text is white:
+    above 60 % of the range (of the largest magnitude, when ``diverging`` around 0)."""
+    extent = float(values.abs().max()) or 1.0
     if diverging:
         scale = alt.Scale(scheme="blueorange", domain=[-extent, extent], domainMid=0)
-        strong = f"abs(datum['{value}']) > {0.6 * extent!r}"
-    else:
-        low, high = float(frame[value].min()), float(frame[value].max())
-        scale = alt.Scale(scheme="blues")
-        strong = f"datum['{value}'] > {low + 0.6 * (high - low)!r}"
-    tooltip = ([alt.Tooltip(f"{facet}:N", title=facet_title or facet)] if facet else []) + [
+        return scale, f"abs(datum['{value}']) > {0.6 * extent!r}"
+    low, high = float(values.min()), float(values.max())
+    return alt.Scale(scheme="blues"), f"datum['{value}'] > {low + 0.6 * (high - low)!r}"
+
+
+def _heatmap_tooltip(*, x: str, y: str, value: str, x_title: str, y_title: str,
+                     value_title: str, value_format: str | None,
+                     tooltip_fields: Sequence[tuple[str, str]], facet: str | None,
+                     facet_title: str | None) -> list[alt.Tooltip]:
+    """A cell's tooltip: its facet, row and column, the extra fields and its value."""
+    return ([alt.Tooltip(f"{facet}:N", title=facet_title or facet)] if facet else []) + [
         alt.Tooltip(f"{y}:O", title=y_title),
         alt.Tooltip(f"{x}:O", title=x_title),
         *field_tooltips(tooltip_fields),
         alt.Tooltip(f"{value}:Q", title=value_title,
                     **number_format(value_format)),
     ]
-    base = alt.Chart(frame).encode(
-        x=alt.X(f"{x}:O", title=x_title, sort=sorted(frame[x].unique().tolist()),
-                axis=alt.Axis(labelAngle=0, grid=False,
-                              **({"labelOverlap": "parity"} if cell_size[0] < 32 else {}))),
-        y=alt.Y(f"{y}:O", title=y_title, sort=sorted(frame[y].unique().tolist()),
-                axis=alt.Axis(grid=False)),
-        tooltip=tooltip,
-    )
-    legend = alt.Legend(orient="bottom", direction="horizontal", gradientLength=220,
-                        **number_format(value_format))
-    colour = alt.Color(f"{value}:Q", title=value_title, scale=scale, legend=legend)
+
+
+def _heatmap_colour(value: str, value_title: str, scale: alt.Scale, value_format: str | None,
+                    levels: bool) -> alt.Color:
+    """The cells' colour: a ramp on ``scale``, or with ``levels`` one shade per level."""
     if levels:
         # One distinct colour per level, yellow to dark blue, the lightest still clearly
         # coloured against the white page.
-        colour = alt.Color(f"{value}:O", title=value_title, legend=alt.Legend(
+        return alt.Color(f"{value}:O", title=value_title, legend=alt.Legend(
             orient="bottom", direction="horizontal", **number_format(value_format)),
             scale=alt.Scale(scheme={"name": "yellowgreenblue", "extent": [0.15, 1.0]}),
             sort="ascending")
+    legend = alt.Legend(orient="bottom", direction="horizontal", gradientLength=220,
+                        **number_format(value_format))
+    return alt.Color(f"{value}:Q", title=value_title, scale=scale, legend=legend)
+
+
+def _heatmap_layers(base: alt.Chart, colour: alt.Color, label: str | None, strong: str,
+                    cell_labels: bool, cell_size: tuple[int, int]) -> list[alt.Chart]:
+    """The cells and, with ``cell_labels``, their texts (white on the darkest cells)."""
     cells = base.mark_rect(stroke="white", strokeWidth=1 if min(cell_size) >= 12 else 0.5
                            ).encode(color=colour)
     layers = [cells]
@@ -155,18 +205,19 @@ def heatmap(
             text=alt.Text(f"{label}:N"),
             color=alt.condition(strong, alt.value("white"), alt.value("#222")),
         ))
-    layered = alt.layer(*layers).properties(width=alt.Step(cell_size[0]),
-                                            height=alt.Step(cell_size[1]))
-    head = heading(title, subtitle)
-    if facet is None:
-        return layered.properties(title=head, description=description)
-    order = list(dict.fromkeys(frame[facet].tolist()))
-    # Each small grid draws its own x axis, so a short last row leaves no orphaned axis.
+    return layers
+
+
+def _facet_grids(layered: alt.LayerChart, facets: pd.Series, facet: str,
+                 facet_columns: int) -> alt.FacetChart:
+    """One small grid per value of ``facet``, in order of appearance, ``facet_columns`` to a
+    row; each draws its own x axis, so a short last row leaves no orphaned axis."""
+    order = list(dict.fromkeys(facets.tolist()))
     return layered.facet(
         facet=alt.Facet(f"{facet}:N", title=None, sort=order,
                         header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
         columns=facet_columns,
-    ).resolve_axis(x="independent").properties(title=head, description=description)
+    ).resolve_axis(x="independent")
 
 
 def interval_chart(
@@ -291,6 +342,8 @@ def range_chart(
     tooltip_fields: Sequence[tuple[str, str]] = (),
     subtitle: str | None = None,
     width: int = NARROW_WIDTH,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.LayerChart:
     """Stated ranges, one row per ``category`` (in data order): a bar from ``low`` to ``high``
     with a dot at each end, so that a single value (``low == high``) shows as one dot.
@@ -316,7 +369,8 @@ def range_chart(
                alt.Tooltip(f"{high}:Q", title=f"{value_title}, to", **fmt)]
     if series:
         colour = series_colour(series, series_title or series, first_seen(frame[series]),
-                               legend=alt.Legend(orient="top", symbolStrokeWidth=3))
+                               legend=alt.Legend(orient="top", symbolStrokeWidth=3),
+                               colors=colors, palette=palette)
     else:
         colour = alt.value(PALETTE[0])
     base = alt.Chart(frame).encode(

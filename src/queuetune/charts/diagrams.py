@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import altair as alt
 import pandas as pd
@@ -42,6 +42,8 @@ def reference_chart(
     value_format: str | None = None,
     tooltip_fields: Sequence[tuple[str, str]] = (),
     subtitle: str | None = None,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.LayerChart:
     """Stated points against the guide lines and bands the source gives, with no curve.
 
@@ -87,7 +89,8 @@ def reference_chart(
                          + field_columns(tooltip_fields))
         layers.append(_point_layer(points, x_enc(x), y_enc(y), x=x, y=y, x_title=x_title,
                                    y_title=y_title, series=series, series_title=series_title,
-                                   tooltip_fields=tooltip_fields, fmt=fmt))
+                                   tooltip_fields=tooltip_fields, fmt=fmt,
+                                   colours=(colors, palette)))
     if not layers:
         raise ValueError("nothing to draw: give points, rules or bands")
     return alt.layer(*layers).properties(
@@ -157,8 +160,10 @@ def _x_rule_layers(rules: pd.DataFrame, x_enc, x_title: str, fmt: dict) -> list[
 
 def _point_layer(points: pd.DataFrame, x_channel: alt.X, y_channel: alt.Y, *, x: str, y: str,
                  x_title: str, y_title: str, series: str | None, series_title: str | None,
-                 tooltip_fields: Sequence[tuple[str, str]], fmt: dict) -> alt.Chart:
-    """The stated points as large dots, coloured by series when there is one."""
+                 tooltip_fields: Sequence[tuple[str, str]], fmt: dict,
+                 colours: tuple = (None, None)) -> alt.Chart:
+    """The stated points as large dots, coloured by series when there is one (``colours`` =
+    the chapter's ``(colors, palette)``)."""
     tips = [*([alt.Tooltip(f"{series}:N", title=series_title or series)] if series else []),
             *field_tooltips(tooltip_fields),
             alt.Tooltip(f"{x}:Q", title=x_title),
@@ -166,7 +171,7 @@ def _point_layer(points: pd.DataFrame, x_channel: alt.X, y_channel: alt.Y, *, x:
     if series:
         colour = series_colour(series, series_title or series, first_seen(points[series]),
                                alt.Legend(orient="bottom", direction="vertical",
-                                          symbolOpacity=1, labelLimit=WIDTH))
+                                          symbolOpacity=1, labelLimit=WIDTH), *colours)
     else:
         colour = alt.value(PALETTE[0])
     return alt.Chart(points).mark_point(filled=True, size=130, opacity=1).encode(

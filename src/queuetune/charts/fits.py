@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import altair as alt
 import pandas as pd
@@ -19,6 +19,7 @@ from queuetune.charts._common import (
     require_text,
     require_texts,
     series_colour,
+    series_colours,
     settings_scale,
 )
 from queuetune.charts._style import BAND_COLOUR, LEGEND_LABEL_LIMIT, PALETTE
@@ -49,6 +50,8 @@ def fit_chart(
     x_log: bool = True,
     y_domain: tuple[float, float] | None = None,
     band_at_settings: bool = False,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.LayerChart:
     """Measured points with a fitted curve and its band, and optional model predictions.
 
@@ -67,77 +70,44 @@ def fit_chart(
     setting (rows of ``curve`` at those ``x``, which it must hold) instead of an area along the
     curve: a band so wide that it runs off the chart would otherwise grey the whole plot.
     """
-    require_columns(points, [x, y] + ([label] if label else []))
-    require_columns(curve, [x, fit, low, high])
-    require_texts(title=title, description=description, x_title=x_title, y_title=y_title,
-                  measured_name=measured_name, fit_name=fit_name, band_name=band_name)
-    if predictions is not None:
-        require_columns(predictions, [x, y])
-        require_text(prediction_name, "prediction_name")
-    require_domain(y_domain, "y_domain")
+    _check_fit(points, curve, x=x, y=y, fit=fit, low=low, high=high, title=title,
+               description=description, x_title=x_title, y_title=y_title,
+               measured_name=measured_name, fit_name=fit_name, band_name=band_name,
+               predictions=predictions, prediction_name=prediction_name, label=label,
+               y_domain=y_domain)
     names = [measured_name, fit_name] + ([prediction_name] if predictions is not None else [])
-    colour = alt.Scale(domain=names, range=[PALETTE[0], PALETTE[1], PALETTE[3]][:len(names)])
-    shape = alt.Scale(domain=names, range=["circle", "stroke", "diamond"][:len(names)])
-    # Legends below the plot, one entry per line: long, explicit names stay readable.
-    legend = alt.Legend(orient="bottom", direction="vertical", title=None, symbolStrokeWidth=3,
-                        labelLimit=LEGEND_LABEL_LIMIT)
-    x_values = sorted(set(points[x].astype(float)) | (
-        set(predictions[x].astype(float)) if predictions is not None else set()))
-    x_all = pd.concat([points[x], curve[x]] + ([predictions[x]] if predictions is not None
-                                               else [])).astype(float)
-    x_domain = [float(x_all.min()), float(x_all.max())]
+    kinds = _FitKinds(names, colors, palette)
+    x_values = _fit_settings(points, predictions, x)
     x_enc = alt.X(f"{x}:Q", title=x_title,
-                  scale=alt.Scale(type="log" if x_log else "linear", domain=x_domain,
-                                  nice=False, zero=False),
+                  scale=_fit_x_scale(points, curve, predictions, x, x_log),
                   axis=alt.Axis(values=x_values, format="d"))
     y_scale = alt.Scale(domain=list(y_domain)) if y_domain is not None else alt.Scale()
     clip = y_domain is not None
     fmt = {"format": y_format}
     x_tip = alt.Tooltip(f"{x}:Q", title=x_title, format="d")
-
-    def coloured(with_shape: bool) -> dict:
-        enc = {"color": alt.Color("_kind:N", scale=colour, legend=legend)}
-        if with_shape:
-            enc["shape"] = alt.Shape("_kind:N", scale=shape, legend=legend)
-        return enc
-
     band_tips = [x_tip, alt.Tooltip(f"{low}:Q", title=f"{band_name}, low", **fmt),
                  alt.Tooltip(f"{high}:Q", title=f"{band_name}, high", **fmt)]
-    band_scale = alt.Scale(domain=[band_name], range=[BAND_COLOUR])
     band_y = alt.Y(f"{low}:Q", title=y_title, scale=y_scale)
     if band_at_settings:
-        missing = sorted(set(x_values) - set(curve[x].astype(float)))
-        if missing:
-            raise ValueError(f"curve must hold a row at every measured and predicted {x} "
-                             f"for band_at_settings; it lacks {missing}")
-        band = marked_at(kind_chart(curve, band_name), x, x_values).mark_rule(
-            strokeWidth=9, opacity=0.45, clip=clip).encode(
-            x=x_enc, y=band_y, y2=f"{high}:Q",
-            stroke=alt.Stroke("_kind:N", scale=band_scale, legend=alt.Legend(
-                orient="bottom", direction="vertical", title=None, symbolType="stroke",
-                symbolStrokeWidth=9, labelLimit=LEGEND_LABEL_LIMIT)),
-            tooltip=band_tips)
+        band = _fit_band_at_settings(curve, band_name, x=x, high=high, x_values=x_values,
+                                     x_enc=x_enc, band_y=band_y, tips=band_tips, clip=clip)
     else:
-        band = kind_chart(curve, band_name).mark_area(opacity=0.3, clip=clip).encode(
-            x=x_enc, y=band_y, y2=f"{high}:Q",
-            fill=alt.Fill("_kind:N", scale=band_scale, legend=alt.Legend(
-                orient="bottom", direction="vertical", title=None, symbolType="square",
-                labelLimit=LEGEND_LABEL_LIMIT)),
-            tooltip=band_tips)
+        band = _fit_band_area(curve, band_name, high=high, x_enc=x_enc, band_y=band_y,
+                              tips=band_tips, clip=clip)
     line = kind_chart(curve, fit_name).mark_line(clip=clip).encode(
-        x=x_enc, y=alt.Y(f"{fit}:Q", title=y_title), **coloured(False),
+        x=x_enc, y=alt.Y(f"{fit}:Q", title=y_title), **kinds.encoding(False),
         tooltip=[x_tip, alt.Tooltip(f"{fit}:Q", title=fit_name, **fmt)],
     )
     label_tip = [alt.Tooltip(f"{label}:N", title=label_title or label)] if label else []
     measured = kind_chart(points, measured_name).mark_point(filled=True, size=90, clip=clip).encode(
-        x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **coloured(True),
+        x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **kinds.encoding(True),
         tooltip=label_tip + [x_tip, alt.Tooltip(f"{y}:Q", title=y_title, **fmt)],
     )
     layers = [band, line, measured]
     if predictions is not None:
         layers.append(kind_chart(predictions, prediction_name).mark_point(
             filled=True, size=150, clip=clip).encode(
-            x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **coloured(True),
+            x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **kinds.encoding(True),
             tooltip=[x_tip, alt.Tooltip(f"{y}:Q", title=prediction_name, **fmt)],
         ))
     return alt.layer(*layers).resolve_legend(
@@ -146,6 +116,94 @@ def fit_chart(
         title=heading(title, subtitle),
         description=description,
     )
+
+
+# The steps of fit_chart: its checks, its x axis, its legend of kinds, and its band.
+
+def _check_fit(points: pd.DataFrame, curve: pd.DataFrame, *, x: str, y: str, fit: str,
+               low: str, high: str, title: str, description: str, x_title: str, y_title: str,
+               measured_name: str, fit_name: str, band_name: str,
+               predictions: pd.DataFrame | None, prediction_name: str | None,
+               label: str | None, y_domain: tuple[float, float] | None) -> None:
+    """Check fit_chart's arguments."""
+    require_columns(points, [x, y] + ([label] if label else []))
+    require_columns(curve, [x, fit, low, high])
+    require_texts(title=title, description=description, x_title=x_title, y_title=y_title,
+                  measured_name=measured_name, fit_name=fit_name, band_name=band_name)
+    if predictions is not None:
+        require_columns(predictions, [x, y])
+        require_text(prediction_name, "prediction_name")
+    require_domain(y_domain, "y_domain")
+
+
+def _fit_settings(points: pd.DataFrame, predictions: pd.DataFrame | None,
+                  x: str) -> list[float]:
+    """The measured and predicted settings, sorted: the ticks of the x axis."""
+    return sorted(set(points[x].astype(float)) | (
+        set(predictions[x].astype(float)) if predictions is not None else set()))
+
+
+def _fit_x_scale(points: pd.DataFrame, curve: pd.DataFrame, predictions: pd.DataFrame | None,
+                 x: str, x_log: bool) -> alt.Scale:
+    """An x scale from the smallest to the largest x of points, curve and predictions."""
+    x_all = pd.concat([points[x], curve[x]] + ([predictions[x]] if predictions is not None
+                                               else [])).astype(float)
+    x_domain = [float(x_all.min()), float(x_all.max())]
+    return alt.Scale(type="log" if x_log else "linear", domain=x_domain, nice=False, zero=False)
+
+
+class _FitKinds:
+    """The legend of fit_chart's kinds of mark (measured, fitted, predicted): one colour and
+    one symbol each, under the plot."""
+
+    def __init__(self, names: list[str], colors: Mapping[str, str] | None = None,
+                 palette: Sequence[str] | None = None) -> None:
+        chosen = series_colours(names, colors, palette)
+        default = [PALETTE[0], PALETTE[1], PALETTE[3]][:len(names)]
+        self.colour = alt.Scale(domain=names, range=default if chosen is None else chosen)
+        self.shape = alt.Scale(domain=names, range=["circle", "stroke", "diamond"][:len(names)])
+        # One entry per line: long, explicit names stay readable.
+        self.legend = alt.Legend(orient="bottom", direction="vertical", title=None,
+                                 symbolStrokeWidth=3, labelLimit=LEGEND_LABEL_LIMIT)
+
+    def encoding(self, with_shape: bool) -> dict:
+        """The colour (and, ``with_shape``, the symbol) channels of a layer of one kind."""
+        enc = {"color": alt.Color("_kind:N", scale=self.colour, legend=self.legend)}
+        if with_shape:
+            enc["shape"] = alt.Shape("_kind:N", scale=self.shape, legend=self.legend)
+        return enc
+
+
+def _band_scale(band_name: str) -> alt.Scale:
+    return alt.Scale(domain=[band_name], range=[BAND_COLOUR])
+
+
+def _fit_band_at_settings(curve: pd.DataFrame, band_name: str, *, x: str, high: str,
+                          x_values: list[float], x_enc: alt.X, band_y: alt.Y,
+                          tips: list[alt.Tooltip], clip: bool) -> alt.Chart:
+    """The band as a thick grey bar at each of ``x_values`` (which ``curve`` must hold)."""
+    missing = sorted(set(x_values) - set(curve[x].astype(float)))
+    if missing:
+        raise ValueError(f"curve must hold a row at every measured and predicted {x} "
+                         f"for band_at_settings; it lacks {missing}")
+    return marked_at(kind_chart(curve, band_name), x, x_values).mark_rule(
+        strokeWidth=9, opacity=0.45, clip=clip).encode(
+        x=x_enc, y=band_y, y2=f"{high}:Q",
+        stroke=alt.Stroke("_kind:N", scale=_band_scale(band_name), legend=alt.Legend(
+            orient="bottom", direction="vertical", title=None, symbolType="stroke",
+            symbolStrokeWidth=9, labelLimit=LEGEND_LABEL_LIMIT)),
+        tooltip=tips)
+
+
+def _fit_band_area(curve: pd.DataFrame, band_name: str, *, high: str, x_enc: alt.X,
+                   band_y: alt.Y, tips: list[alt.Tooltip], clip: bool) -> alt.Chart:
+    """The band as a grey area along the curve."""
+    return kind_chart(curve, band_name).mark_area(opacity=0.3, clip=clip).encode(
+        x=x_enc, y=band_y, y2=f"{high}:Q",
+        fill=alt.Fill("_kind:N", scale=_band_scale(band_name), legend=alt.Legend(
+            orient="bottom", direction="vertical", title=None, symbolType="square",
+            labelLimit=LEGEND_LABEL_LIMIT)),
+        tooltip=tips)
 
 
 def goodness_of_fit_chart(
@@ -168,6 +226,8 @@ def goodness_of_fit_chart(
     residual_format: str = "+.3f",
     x_log: bool = True,
     subtitle: str | Sequence[str] | None = None,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.HConcatChart:
     """How well a fit matches its data, in two panels side by side.
 
@@ -185,7 +245,7 @@ def goodness_of_fit_chart(
     highlight = legend_highlight(series, "fit_highlight")
     colour = series_colour(series, series_title, order,
                            alt.Legend(orient="bottom", direction="vertical",
-                                      labelLimit=LEGEND_LABEL_LIMIT))
+                                      labelLimit=LEGEND_LABEL_LIMIT), colors, palette)
     faded = fade(highlight, 0.95)
     tooltip = ([alt.Tooltip(f"{label}:N", title=label_title or label)] if label else []) + [
         alt.Tooltip(f"{series}:N", title=series_title),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import altair as alt
 import pandas as pd
@@ -43,6 +43,8 @@ def line_chart(
     y_format: str | None = None,
     subtitle: str | None = None,
     y_zero: bool = True,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.Chart:
     """Lines with points, one line per value of ``series``.
 
@@ -66,7 +68,8 @@ def line_chart(
         x=alt.X(f"{x}:Q", title=x_title),
         y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(zero=y_zero)),
         color=series_colour(series, series_title, series_order,
-                            legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3)),
+                            legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3),
+                            colors=colors, palette=palette),
         opacity=fade(highlight),
         tooltip=tooltip,
     )
@@ -162,6 +165,8 @@ def step_chart(
     x_rules: pd.DataFrame | None = None,
     x_format: str | None = None,
     subtitle: str | Sequence[str] | None = None,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.LayerChart:
     """A time series that holds each value until the next sample, one step line per ``series``.
 
@@ -183,7 +188,8 @@ def step_chart(
     x_fmt = number_format(x_format)
     x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(zero=True, nice=False),
                   axis=alt.Axis(**x_fmt))
-    colour = series_colour(series, series_title, order, legend=stroke_legend("top"))
+    colour = series_colour(series, series_title, order, legend=stroke_legend("top"),
+                           colors=colors, palette=palette)
     tooltip = [alt.Tooltip(f"{series}:N", title=series_title),
                alt.Tooltip(f"{x}:Q", title=x_title, **x_fmt),
                alt.Tooltip(f"{y}:Q", title=y_title)]
@@ -232,6 +238,8 @@ def speedup_chart(
     tooltip_fields: Sequence[tuple[str, str]] = (),
     linear_label: str = "linear speedup",
     subtitle: str | Sequence[str] | None = None,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.LayerChart:
     """Speedup against the number of CPUs, one line with points per ``series`` (in data order),
     over a dashed grey line of linear speedup (C(p) = p).
@@ -258,7 +266,8 @@ def speedup_chart(
     base = alt.Chart(frame).encode(
         x=x_enc, y=y_enc,
         color=series_colour(series, series_title, order,
-                            legend=stroke_legend("bottom", "vertical", columns=2)),
+                            legend=stroke_legend("bottom", "vertical", columns=2),
+                            colors=colors, palette=palette),
         opacity=fade(highlight),
         tooltip=tooltip,
     )
@@ -299,6 +308,8 @@ def curve_chart(
     y_bands: pd.DataFrame | None = None,
     y_domain: tuple[float, float] | None = None,
     subtitle: str | Sequence[str] | None = None,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.LayerChart:
     """Curves computed on a fine grid of ``x``, one line per ``series``, marked at chosen x.
 
@@ -331,7 +342,7 @@ def curve_chart(
     x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(zero=True, nice=False))
     y_enc = alt.Y(f"{y}:Q", title=y_title, scale=y_scale)
     legend = stroke_legend("bottom", "vertical")
-    colour = series_colour(series, series_title, order, legend)
+    colour = series_colour(series, series_title, order, legend, colors, palette)
     dash = alt.StrokeDash(f"{series}:N", title=series_title, sort=order, legend=legend,
                           scale=alt.Scale(domain=order, range=[[7, 4] if s in dashed else [1, 0]
                                                                for s in order]))
@@ -462,6 +473,8 @@ def curve_panels_chart(
     panel_height: int = 150,
     measured: pd.DataFrame | None = None,
     measured_name: str = "measured",
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.VConcatChart:
     """Model curves in a grid of small panels: a row per quantity, a column per setting.
 
@@ -492,7 +505,8 @@ def curve_panels_chart(
     settings = first_seen(curves[column])
     frame = _panel_frame(curves, measured, series, column, measured_name)
     highlight = legend_highlight(series)
-    colour = series_colour(series, series_title, order, stroke_legend("bottom", "horizontal"))
+    colour = series_colour(series, series_title, order, stroke_legend("bottom", "horizontal"),
+                           colors, palette)
     rows = []
     for i, panel in enumerate(panels):
         layers = _panel_layers(panel, x=x, series=series, column=column, x_title=x_title,

@@ -1,0 +1,92 @@
+"""A chapter chooses a chart's colours: ``colors=`` and ``palette=`` of the builders, or its own
+``configure_range``, which only works when the builders leave the scale's range to the
+configuration. The colours are checked where a reader sees them: in the SVG that Vega draws."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+import vl_convert as vlc
+
+from queuetune import charts
+from queuetune.charts._common import series_colours
+
+CHOSEN = ["#112233", "#445566", "#778899"]
+
+
+@pytest.fixture
+def curves():
+    ks = list(range(1, 11))
+    return pd.DataFrame({
+        "clients": ks * 3,
+        "value": [k / 10 for k in ks] + [k / 20 for k in ks] + [k / 30 for k in ks],
+        "series": ["model A"] * 10 + ["model B"] * 10 + ["bound"] * 10,
+    })
+
+
+def curve(curves, **overrides):
+    kwargs = dict(x="clients", y="value", series="series", title="T", description="D",
+                  x_title="Clients (K)", y_title="Value (s)", series_title="Curve")
+    kwargs.update(overrides)
+    return charts.curve_chart(curves, **kwargs)
+
+
+def line_strokes(chart) -> list[str]:
+    """The stroke colours of the lines Vega draws for ``chart``, in drawing order."""
+    svg = vlc.vegalite_to_svg(chart.to_dict())
+    paths = re.findall(r'<path[^>]*aria-roledescription="line mark"[^>]*>', svg)
+    return [re.search(r'stroke="([^"]+)"', p).group(1).lower() for p in paths]
+
+
+def test_by_default_the_series_take_the_theme_palette(curves):
+    charts.enable()
+    assert line_strokes(curve(curves)) == [c.lower() for c in charts.PALETTE[:3]]
+
+
+def test_a_chapter_recolours_a_chart_with_configure_range(curves):
+    chart = curve(curves).configure_range(category=CHOSEN)
+    assert line_strokes(chart) == [c.lower() for c in CHOSEN]
+
+
+def test_palette_and_colors_choose_the_colours(curves):
+    assert line_strokes(curve(curves, palette=CHOSEN)) == [c.lower() for c in CHOSEN]
+    coloured = curve(curves, colors={"model B": "#ff0000"}, palette=CHOSEN)
+    assert line_strokes(coloured) == ["#112233", "#ff0000", "#778899"]
+
+
+@pytest.mark.parametrize("builder", ["line_chart", "step_chart"])
+def test_series_builders_take_a_palette(curves, builder):
+    chart = getattr(charts, builder)(curves, x="clients", y="value", series="series", title="T",
+                                     description="D", x_title="Clients", y_title="Value (s)",
+                                     palette=CHOSEN)
+    assert sorted(line_strokes(chart)) == sorted(c.lower() for c in CHOSEN)
+
+
+def test_fit_chart_kinds_take_colors():
+    points = pd.DataFrame({"n": [5, 10, 100], "t": [180.0, 97.0, 81.0]})
+    curve_rows = pd.DataFrame({"n": [5, 10, 100], "fit": [170.0, 100.0, 82.0],
+                               "low": [150.0, 90.0, 70.0], "high": [190.0, 110.0, 90.0]})
+    chart = charts.fit_chart(points, curve_rows, x="n", y="t", fit="fit", low="low", high="high",
+                             title="T", description="D", x_title="n", y_title="t (ms)",
+                             measured_name="measured", fit_name="fitted", band_name="band",
+                             colors={"fitted": "#00ff00"})
+    assert line_strokes(chart) == ["#00ff00"]
+
+
+def test_series_colours_fill_from_the_palette_in_order():
+    assert series_colours(["a", "b", "c"], palette=["#1", "#2"]) == ["#1", "#2", "#1"]
+    assert series_colours(["a", "b"], colors={"a": "red"}) == ["red", charts.PALETTE[1]]
+    assert series_colours(["a", "b"]) is None
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"colors": {"nope": "red"}}, "colors"),
+    ({"colors": {"a": ""}}, "colors"),
+    ({"palette": []}, "palette"),
+    ({"palette": "#123456"}, "palette"),
+])
+def test_bad_colours_are_refused_naming_the_argument(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        series_colours(["a", "b"], **kwargs)
