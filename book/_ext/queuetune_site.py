@@ -5,7 +5,9 @@ A Sphinx extension of this book (listed in ``_config.yml``):
 * **Charts.** ``vendor/vega-offline.js`` (vega, vega-lite and vega-embed, about 0.9 MB) is added
   to a page only when its HTML holds an Altair chart output (``altair-viz-``). The stored chart
   outputs find the bundle through the ``VEGA_DEBUG`` version marks it sets, so it must be a plain
-  script in the page's head, before the chart cells run: it is.
+  script in the page's head, before the chart cells run: it is. ``queuetune-charts.js`` follows
+  it: it draws the charts dark in the theme's dark mode (and again when the reader switches), and
+  works the what-if page's exercise buttons.
 * **Formulas** need nothing: they are MathML written at build time (``mathml_math.py``).
 * **sphinx-design** (a default extension of Jupyter Book): its stylesheet and tab script only on
   a page that uses one of its components (an ``sd-`` class).
@@ -28,6 +30,8 @@ import re
 from pathlib import Path
 
 VEGA_BUNDLE = "vendor/vega-offline.js"
+# Charts that follow dark mode, and the what-if page's exercise buttons; after the bundle.
+CHART_SCRIPT = "queuetune-charts.js"
 CHART_MARK = "altair-viz-"
 DESIGN_MARK = re.compile(r'class="[^"]*\bsd-')
 DESIGN_FILES = ("sphinx-design.min.css", "design-tabs.js")
@@ -73,6 +77,7 @@ def page_assets(app, pagename, templatename, context, doctree) -> None:
     body = context.get("body") or ""
     if CHART_MARK in body:
         app.builder.add_js_file(VEGA_BUNDLE)
+        app.builder.add_js_file(CHART_SCRIPT)
     if not DESIGN_MARK.search(body):
         # sphinx-design's stylesheet and tab script serve only its components (cards, tabs...).
         for assets in (context.get("css_files"), context.get("script_files")):

@@ -9,6 +9,7 @@ page as a workshop uses it: on a phone (390 px, touch), in dark mode, and opened
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -251,3 +252,158 @@ def test_the_explorer_is_at_the_top_of_its_page(browser, site_url, screen):
         context.close()
     assert top < screen["height"] * 0.8, (
         f"the explorer starts {top:.0f} px down a {screen['height']} px screen")
+
+
+# --- the workshop on a phone: exercise buttons, slider targets, dark charts, solution titles -----
+
+# WCAG 2.2 (2.5.8, target size, minimum): a target at least 24 by 24 CSS pixels.
+MIN_TARGET_PX = 24
+
+
+def _slider_values(chart) -> dict[str, float]:
+    return dict(chart.locator("input[type='range']").evaluate_all(
+        "els => els.map(e => [e.name, Number(e.value)])"))
+
+
+@pytest.mark.browser
+def test_each_exercise_has_a_button_that_sets_the_explorer(browser, site_url):
+    """On a phone the explorer is many screens above the exercises: each exercise's button
+    sets every slider to the exercise's starting values, redraws the panels and brings the
+    explorer back into view."""
+    context, page, visit = _open_explorer(browser, site_url, touch=True, **PHONE)
+    try:
+        chart = page.locator(EXPLORER)
+        exercises = page.locator("div.exercise").count()
+        buttons = page.locator("div.exercise button[data-explorer]")
+        presses = []
+        for i in range(buttons.count()):
+            button = buttons.nth(i)
+            wanted = json.loads(button.get_attribute("data-explorer"))
+            button.scroll_into_view_if_needed()
+            before = _lines(chart)
+            box = button.bounding_box()
+            page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            after = _settle(page, chart, before)
+            top = page.evaluate("sel => document.querySelector(sel).getBoundingClientRect().top",
+                                EXPLORER)
+            presses.append((wanted, _slider_values(chart), before != after, top, box["height"]))
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "notebooks__what-if__phone-exercise-button.png"))
+    finally:
+        context.close()
+    assert exercises >= 4 and len(presses) == exercises, (
+        f"{len(presses)} exercise buttons for {exercises} exercises")
+    for wanted, shown, _, top, height in presses:
+        assert {k: shown[k] for k in wanted} == wanted
+        assert 0 <= top < PHONE["height"] / 2, f"the explorer is at {top:.0f} px after a press"
+        assert height >= MIN_TARGET_PX
+    # Consecutive exercises start from different settings: the panels move at every press.
+    assert all(moved for _, _, moved, _, _ in presses)
+    assert visit.outside == [] and unexpected(visit.console_errors) == []
+
+
+@pytest.mark.browser
+def test_sliders_are_touch_targets_at_least_24_px_tall(browser, site_url):
+    context, page, visit = _open_explorer(browser, site_url, touch=True, **PHONE)
+    try:
+        heights = page.locator(EXPLORER).locator("input[type='range']").evaluate_all(
+            "els => els.map(e => [e.name, e.getBoundingClientRect().height])")
+    finally:
+        context.close()
+    assert len(heights) == 6
+    short = [(name, h) for name, h in heights if h < MIN_TARGET_PX]
+    assert short == [], f"sliders under {MIN_TARGET_PX} px tall: {short}"
+
+
+_BACKGROUND_JS = """el => {
+  const rgb = c => (c.match(/[\\d.]+/g) || [255, 255, 255]).slice(0, 3).map(Number);
+  const lum = c => c.map(v => { v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const svg = el.querySelector('svg.marks');
+  const rect = svg.querySelector('rect.background') || svg.querySelector('rect');
+  const fill = rect ? getComputedStyle(rect).fill : getComputedStyle(svg).backgroundColor;
+  const text = svg.querySelector('g.role-axis-label text, g.role-title-text text');
+  return {fill: fill, background: lum(rgb(fill)),
+          text: text ? lum(rgb(getComputedStyle(text).fill)) : null};
+}"""
+
+
+def _chart_colours(page) -> list[dict]:
+    charts = page.locator("div[id^='altair-viz-']")
+    return [charts.nth(i).evaluate(_BACKGROUND_JS) for i in range(charts.count())]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("page_path", [PAGE, "notebooks/thread-pool-model.html"])
+def test_charts_follow_dark_mode(browser, site_url, page_path):
+    """In the theme's dark mode (here chosen by the system, prefers-color-scheme) every chart
+    is drawn on a dark background with light text; switched to light, it is drawn again light.
+    """
+    url = f"{site_url}/{page_path}"
+    context, page, visit = open_page(browser, url, site_url, dark=True, **DESKTOP)
+    try:
+        page.goto(url, wait_until="load")
+        assert wait_for_charts(page) >= 1
+        page.wait_for_timeout(500)
+        theme = page.evaluate("() => document.documentElement.dataset.theme")
+        dark = _chart_colours(page)
+        first = page.locator("div[id^='altair-viz-']").first
+        first.scroll_into_view_if_needed()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = page_path.replace("/", "__").removesuffix(".html")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}__dark-chart.png"))
+        page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
+        page.wait_for_timeout(1500)
+        light = _chart_colours(page)
+    finally:
+        context.close()
+    assert theme == "dark"
+    assert dark and all(c["background"] < 0.05 for c in dark), dark
+    assert all(c["text"] is None or c["text"] > 0.4 for c in dark), dark
+    assert all(c["background"] > 0.9 for c in light), light
+    assert visit.outside == [] and unexpected(visit.console_errors) == []
+
+
+@pytest.mark.browser
+def test_a_tap_on_a_solution_title_opens_the_solution(browser, site_url):
+    """A folded solution's title holds a link to its exercise ("Solution to Exercise 1"): a
+    tap on that link opens the solution, where it is, instead of jumping to the exercise."""
+    context, page, visit = _open_explorer(browser, site_url, touch=True, **PHONE)
+    try:
+        solution = page.locator("div.solution.dropdown").first
+        link = solution.locator(".admonition-title a").first
+        link.scroll_into_view_if_needed()
+        hidden_before = solution.evaluate("el => el.classList.contains('toggle-hidden')")
+        url_before = page.url
+        box = link.bounding_box()
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(600)
+        hidden_after = solution.evaluate("el => el.classList.contains('toggle-hidden')")
+        title_top = solution.evaluate("el => el.getBoundingClientRect().top")
+        page.screenshot(path=str(SCREENSHOTS / "notebooks__what-if__phone-solution-open.png"))
+    finally:
+        context.close()
+    assert hidden_before and not hidden_after, "the tap did not open the solution"
+    assert page.url == url_before, f"the tap jumped to {page.url}"
+    assert 0 <= title_top < PHONE["height"], "the page scrolled away from the solution"
+    assert visit.outside == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("screen", "dark"), [(DESKTOP, False), (PHONE, False), (PHONE, True)],
+                         ids=["1366", "390", "390-dark"])
+def test_screenshots_of_the_workshop_page(browser, site_url, screen, dark):
+    """Whole-page screenshots to look at (1366 px, 390 px, 390 px dark)."""
+    context, page, visit = _open_explorer(browser, site_url, touch=screen is PHONE,
+                                          dark=dark, **screen)
+    try:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        tag = f"{screen['width']}{'-dark' if dark else ''}"
+        page.screenshot(path=str(SCREENSHOTS / f"notebooks__what-if__page-{tag}.png"),
+                        full_page=True)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+    finally:
+        context.close()
+    assert width <= screen["width"]
+    assert visit.outside == []

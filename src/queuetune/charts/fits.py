@@ -99,17 +99,15 @@ def fit_chart(
         tooltip=[x_tip, alt.Tooltip(f"{fit}:Q", title=fit_name, **fmt)],
     )
     label_tip = [alt.Tooltip(f"{label}:N", title=label_title or label)] if label else []
-    measured = kind_chart(points, measured_name).mark_point(filled=True, size=90, clip=clip).encode(
-        x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **kinds.encoding(True),
-        tooltip=label_tip + [x_tip, alt.Tooltip(f"{y}:Q", title=y_title, **fmt)],
-    )
-    layers = [band, line, measured]
+    layers = [band, line, _fit_dots(points, measured_name, kinds, size=90, clip=clip,
+                                    x_enc=x_enc, y_enc=alt.Y(f"{y}:Q", title=y_title),
+                                    tooltip=label_tip + [x_tip, alt.Tooltip(
+                                        f"{y}:Q", title=y_title, **fmt)])]
     if predictions is not None:
-        layers.append(kind_chart(predictions, prediction_name).mark_point(
-            filled=True, size=150, clip=clip).encode(
-            x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), **kinds.encoding(True),
-            tooltip=[x_tip, alt.Tooltip(f"{y}:Q", title=prediction_name, **fmt)],
-        ))
+        layers.append(_fit_dots(predictions, prediction_name, kinds, size=150, clip=clip,
+                                x_enc=x_enc, y_enc=alt.Y(f"{y}:Q", title=y_title),
+                                tooltip=[x_tip, alt.Tooltip(f"{y}:Q", title=prediction_name,
+                                                            **fmt)]))
     return alt.layer(*layers).resolve_legend(
         **({"stroke": "independent"} if band_at_settings else {"fill": "independent"})
     ).properties(
@@ -172,6 +170,13 @@ class _FitKinds:
         if with_shape:
             enc["shape"] = alt.Shape("_kind:N", scale=self.shape, legend=self.legend)
         return enc
+
+
+def _fit_dots(frame: pd.DataFrame, name: str, kinds: _FitKinds, *, size: int, clip: bool,
+              x_enc: alt.X, y_enc: alt.Y, tooltip: list[alt.Tooltip]) -> alt.Chart:
+    """The rows of ``frame`` as filled symbols of the kind ``name`` (measured, predicted)."""
+    return kind_chart(frame, name).mark_point(filled=True, size=size, clip=clip).encode(
+        x=x_enc, y=y_enc, **kinds.encoding(True), tooltip=tooltip)
 
 
 def _band_scale(band_name: str) -> alt.Scale:
