@@ -320,9 +320,8 @@ _BACKGROUND_JS = """el => {
   const lum = c => c.map(v => { v /= 255;
       return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
     .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
-  const svg = el.querySelector('svg.marks');
-  const rect = svg.querySelector('rect.background') || svg.querySelector('rect');
-  const fill = rect ? getComputedStyle(rect).fill : getComputedStyle(svg).backgroundColor;
+  const svg = el.querySelector('svg.marks');  // Vega paints the background on the svg itself
+  const fill = getComputedStyle(svg).backgroundColor;
   const text = svg.querySelector('g.role-axis-label text, g.role-title-text text');
   return {fill: fill, background: lum(rgb(fill)),
           text: text ? lum(rgb(getComputedStyle(text).fill)) : null};
