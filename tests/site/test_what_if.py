@@ -334,14 +334,18 @@ def _chart_colours(page) -> list[dict]:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("page_path", [PAGE, "notebooks/thread-pool-model.html"])
-def test_charts_follow_dark_mode(browser, site_url, page_path):
-    """In the theme's dark mode (here chosen by the system, prefers-color-scheme) every chart
-    is drawn on a dark background with light text; switched to light, it is drawn again light.
-    """
+@pytest.mark.parametrize(("page_path", "chosen_by"), [
+    (PAGE, "reader"), ("notebooks/thread-pool-model.html", "reader"), (PAGE, "system")])
+def test_charts_follow_dark_mode(browser, site_url, page_path, chosen_by):
+    """In the theme's dark mode, chosen by the reader (the theme switch, stored) or by the
+    system (prefers-color-scheme, the theme's default "auto"), every chart is drawn on a dark
+    background with light text; switched to light, it is drawn again light."""
     url = f"{site_url}/{page_path}"
-    context, page, visit = open_page(browser, url, site_url, dark=True, **DESKTOP)
+    by_reader = chosen_by == "reader"
+    context, page, visit = open_page(browser, url, site_url, dark=by_reader, **DESKTOP)
     try:
+        if not by_reader:
+            page.emulate_media(color_scheme="dark")
         page.goto(url, wait_until="load")
         assert wait_for_charts(page) >= 1
         page.wait_for_timeout(500)
@@ -351,7 +355,7 @@ def test_charts_follow_dark_mode(browser, site_url, page_path):
         first.scroll_into_view_if_needed()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         name = page_path.replace("/", "__").removesuffix(".html")
-        page.screenshot(path=str(SCREENSHOTS / f"{name}__dark-chart.png"))
+        page.screenshot(path=str(SCREENSHOTS / f"{name}__dark-chart-{chosen_by}.png"))
         page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
         page.wait_for_timeout(1500)
         light = _chart_colours(page)
