@@ -124,12 +124,21 @@
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", redrawChanged);
 
   // What-if page: a button in each exercise sets the explorer's sliders to the exercise's
-  // starting values (its data-explorer attribute, a JSON object of slider names and values)
-  // and brings the explorer into view.
+  // starting values (its data-explorer attribute: "name=value" pairs separated by spaces, one
+  // per slider) and brings the explorer into view.
+  function presetValues(text) {
+    var values = {};
+    text.trim().split(/\s+/).forEach(function (pair) {
+      var parts = pair.split("=");
+      values[parts[0]] = Number(parts[1]);
+    });
+    return values;
+  }
+
   document.addEventListener("click", function (event) {
     var button = event.target.closest && event.target.closest("button[data-explorer]");
     if (!button) return;
-    var values = JSON.parse(button.dataset.explorer);
+    var values = presetValues(button.dataset.explorer);
     var inputs = document.querySelectorAll(".vega-bind input[type='range']");
     var explorer = null;
     Array.prototype.forEach.call(inputs, function (input) {
