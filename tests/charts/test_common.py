@@ -90,3 +90,13 @@ def test_series_colours_fill_from_the_palette_in_order():
 def test_bad_colours_are_refused_naming_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         series_colours(["a", "b"], **kwargs)
+
+
+def test_settings_panels_kinds_take_a_palette():
+    frame = pd.DataFrame({"n": [5.0, 10.0, None], "t": [180.0, 97.0, 187.0],
+                          "test": ["a", "b", "TLS"]})
+    chart = charts.settings_panels_chart(
+        frame, x="n", panels=[("t", "Time (ms)", "d")], label="test", title="T",
+        description="D", x_title="n", label_title="Test", measured_name="measured",
+        reference_name="reference", palette=["#123456", "#654321"])
+    assert line_strokes(chart) == ["#123456"]

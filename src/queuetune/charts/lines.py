@@ -23,6 +23,7 @@ from queuetune.charts._common import (
     require_text,
     require_texts,
     series_colour,
+    series_colours,
     settings_scale,
     stroke_legend,
 )
@@ -95,6 +96,8 @@ def settings_panels_chart(
     reference_name: str,
     subtitle: str | Sequence[str] | None = None,
     x_log: bool = True,
+    colors: Mapping[str, str] | None = None,
+    palette: Sequence[str] | None = None,
 ) -> alt.VConcatChart:
     """Measurements against a setting, one panel per measured quantity, stacked with one x axis.
 
@@ -115,7 +118,9 @@ def settings_panels_chart(
         raise ValueError(f"no row of data has a value of {x!r} to place on the x axis")
     placed[x] = placed[x].astype(float)
     domain = [measured_name, reference_name] if len(references) else [measured_name]
-    colour_scale = alt.Scale(domain=domain, range=[PALETTE[0], PALETTE[3]][:len(domain)])
+    chosen = series_colours(domain, colors, palette)
+    colour_scale = alt.Scale(domain=domain, range=[PALETTE[0], PALETTE[3]][:len(domain)]
+                             if chosen is None else chosen)
     x_values = sorted(placed[x].unique().tolist())
     x_scale = settings_scale(x_values, x_log, pad=1.6)
     charts = []
