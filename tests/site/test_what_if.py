@@ -4,7 +4,10 @@ The explorer is one Altair chart whose sliders (Vega parameters bound to range i
 from a grid stored in the page. The browser test moves sliders the way a reader's browser
 does (set the value, dispatch ``input`` and ``change``) with every request to another host
 aborted, and checks that the drawn lines and the printed readout change accordingly. Then the
-page as a workshop uses it: on a phone (390 px, touch), in dark mode, and opened at its top.
+page as a workshop uses it: on a phone (390 px, touch), in dark mode, and opened at its top;
+each exercise's button sets the explorer, sliders are touch targets at least 24 px tall, charts
+are drawn dark in dark mode (and light again when switched), and a tap on a solution's title
+opens the solution.
 """
 
 from __future__ import annotations
