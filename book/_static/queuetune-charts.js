@@ -94,28 +94,51 @@
 
   function draw(entry) {
     entry.dark = isDark();
-    entry.pending = embed(entry.el, themed(entry.spec), entry.opts).then(function (result) {
+    return embed(entry.el, themed(entry.spec), entry.opts).then(function (result) {
       entry.result = result;
       return result;
     });
-    return entry.pending;
   }
 
   function themedEmbed(el, spec, opts) {
     var target = typeof el === "string" ? document.querySelector(el) : el;
     var entry = {el: target, spec: spec, opts: opts};
     drawn.push(entry);
-    return draw(entry);
+    entry.pending = draw(entry);
+    return entry.pending;
   }
   Object.keys(embed).forEach(function (key) { themedEmbed[key] = embed[key]; });
   window.vegaEmbed = themedEmbed;
 
+  // The values of a chart's sliders, to set again once it is drawn anew: a reader who switches
+  // the theme in the middle of an exercise keeps the explorer where it was.
+  function sliderValues(el) {
+    var values = {};
+    Array.prototype.forEach.call(el.querySelectorAll(".vega-bind input[type='range']"),
+                                 function (input) { values[input.name] = input.value; });
+    return values;
+  }
+
+  function setSliders(el, values) {
+    Array.prototype.forEach.call(el.querySelectorAll(".vega-bind input[type='range']"),
+                                 function (input) {
+      if (!(input.name in values) || input.value === values[input.name]) return;
+      input.value = values[input.name];
+      input.dispatchEvent(new Event("input", {bubbles: true}));
+    });
+  }
+
   function redrawChanged() {
     drawn.forEach(function (entry) {
       if (entry.dark === isDark() || !entry.pending) return;
-      entry.pending.then(function (result) {
+      entry.dark = isDark();
+      entry.pending = entry.pending.then(function (result) {
+        var values = sliderValues(entry.el);
         if (result && result.finalize) result.finalize();
-        return draw(entry);
+        return draw(entry).then(function (drawnAgain) {
+          setSliders(entry.el, values);
+          return drawnAgain;
+        });
       });
     });
   }

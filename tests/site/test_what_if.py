@@ -413,3 +413,30 @@ def test_screenshots_of_the_workshop_page(browser, site_url, screen, dark):
         context.close()
     assert width <= screen["width"]
     assert visit.outside == []
+
+
+@pytest.mark.browser
+def test_a_theme_switch_keeps_the_sliders_where_they_were(browser, site_url):
+    """Switching the theme draws the explorer again, in the new colours, with every slider
+    where the reader left it."""
+    context, page, visit = _open_explorer(browser, site_url, **DESKTOP)
+    try:
+        chart = page.locator(EXPLORER)
+        _move(chart, "threads", 5)
+        _move(chart, "load", 300)
+        page.wait_for_timeout(300)
+        moved = _slider_values(chart)
+        texts = _texts(chart)
+        page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+        page.wait_for_timeout(1500)
+        after = _slider_values(page.locator(EXPLORER))
+        texts_after = _texts(page.locator(EXPLORER))
+        background = page.locator(EXPLORER).evaluate(_BACKGROUND_JS)["background"]
+    finally:
+        context.close()
+    assert moved["threads"] == 5 and moved["load"] == 300
+    assert after == moved
+    assert "Your pool: 5" in texts_after and "At 300 clients:" in texts_after
+    assert sorted(texts_after) == sorted(texts)
+    assert background < 0.05
+    assert visit.outside == [] and unexpected(visit.console_errors) == []
