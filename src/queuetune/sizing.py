@@ -255,10 +255,12 @@ def _open(h: Holders, s: _Setting, rate: float) -> ServerState:
         T = _open_cut(h, rate, B)
     n0 = T if B is None else min(T, B)
     x = h.upto(n0)
-    if B is None and rate >= x[T]:
-        return ServerState(x[T], math.inf, x[T] * h.s_c / h.p, 0.0, math.inf, stable=False)
+    top_rate = h.at(T)  # the death rate from min(T, B) on
+    if B is None and rate >= top_rate:
+        return ServerState(top_rate, math.inf, top_rate * h.s_c / h.p, 0.0, math.inf,
+                           stable=False)
     lw = np.concatenate([[0.0], np.cumsum(np.log(rate / x[1:]))])  # log w(0..n0)
-    log_r = math.log(rate / x[T])
+    log_r = math.log(rate / top_rate)
     tail = math.inf if B is None else B - n0
     log_s0, mean = _geometric(log_r, tail)
     head = lw[:-1]
