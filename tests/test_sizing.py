@@ -241,7 +241,7 @@ def test_the_sizing_follows_its_definition(kw):
     assert s.threads == max(t_sat, s.peak_threads or 0)
     r_max = kw.get("max_response_time", 10 * S)
     assert s.thread_limit == x[s.threads]
-    assert s.capacity == max(s.threads, math.ceil(r_max * x[s.threads]))
+    assert s.capacity == max(s.threads, math.ceil(r_max * x[s.threads] - 1e-9))
     assert s.utilization == pytest.approx(s.throughput * kw["cpu_time"] / kw["processors"])
     assert s.double["utilization"] >= s.utilization - 1e-12
     assert s.double["throughput"] >= s.throughput - 1e-9 * s.throughput

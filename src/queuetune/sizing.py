@@ -219,11 +219,6 @@ class ServerState:
     stable: bool = True
 
 
-def _log_sum(values: np.ndarray) -> float:
-    top = float(values.max())
-    return top + math.log(float(np.exp(values - top).sum()))
-
-
 def _weights(log_w: np.ndarray, top: float | None = None) -> np.ndarray:
     """exp(log_w - top) (top: the largest), with the weights below e^-700 set to 0: a
     subnormal float slows every sum over it a hundredfold."""
@@ -505,7 +500,8 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
         throughput=at_peak.throughput, response_time=at_peak.response_time,
         utilization=at_peak.utilization, refused=at_peak.refused,
         processor_limit=p / s_c,
-        pool_limit=None if plan["connections"] is None else plan["connections"] / s_w,
+        pool_limit=(None if plan["connections"] is None or s_w == 0
+                    else plan["connections"] / s_w),
         thread_limit=h.at(plan["threads"]), peak=plan["peak"],
         saturation_threads=plan["saturation_threads"], peak_threads=plan["peak_threads"],
         double=double, warnings=warnings)
@@ -524,9 +520,25 @@ def _settings(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol) -> dict:
     t_sat = _saturation_threads(h, share)
     t_peak = _peak_threads(h, rate, K, Z, tol)
     T = max(t_sat, t_peak or 0)
-    B = max(T, math.ceil(r_max * h.at(T)))
+    B = max(T, _ceil(r_max * h.at(T)))
     return {"peak": peak, "processors_needed": needed, "connections": C, "holders": h,
             "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T, "capacity": B}
+
+
+def _ceil(x: float) -> int:
+    """ceil(x), with x within 1e-9 above an integer taken as that integer: R_max X_in(T) is
+    often an integer up to rounding (X_in(T) = T/S while nothing queues, and R_max = 10 S)."""
+    return math.ceil(x - 1e-9)
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _g4(x: float) -> str:
+    """x to 4 significant digits, written as JavaScript writes it (the calculator's words)."""
+    v = float(f"{x:.4g}")
+    return str(int(v)) if v.is_integer() and abs(v) < 1e21 else repr(v)
 
 
 def _too_many_threads(what: str) -> ValueError:
@@ -603,18 +615,19 @@ def _warnings(p, s_c, s_w, plan, at_peak: ServerState, double: dict) -> list[str
     if p < plan["processors_needed"]:
         notes.append(f"{p} processors are fewer than the {plan['processors_needed']} the peak "
                      "needs")
-    if plan["connections"] is not None and plan["connections"] / s_w < peak:
+    if plan["connections"] is not None and s_w > 0 and plan["connections"] / s_w < peak:
         notes.append(f"a pool of {plan['connections']} connections completes at most "
-                     f"{plan['connections'] / s_w:.4g} requests/s, below the peak of "
-                     f"{peak:.4g}")
+                     f"{_g4(plan['connections'] / s_w)} requests/s, below the peak of "
+                     f"{_g4(peak)}")
     if peak >= h.limit:
-        notes.append(f"the peak of {peak:.4g} requests/s is more than the server can complete "
-                     f"({h.limit:.4g}/s): {at_peak.refused:.1%} of the requests are refused")
+        notes.append(f"the peak of {_g4(peak)} requests/s is more than the server can "
+                     f"complete ({_g4(h.limit)}/s): {_percent(at_peak.refused)} of the "
+                     "requests are refused")
     elif at_peak.refused > 0.01:
-        notes.append(f"{at_peak.refused:.1%} of the requests are refused at the peak")
+        notes.append(f"{_percent(at_peak.refused)} of the requests are refused at the peak")
     if double["error"]:
         notes.append(f"twice the peak: {double['error']}")
     elif double["refused"] > 0.01:
-        notes.append(f"at twice the peak {double['refused']:.1%} of the requests are refused "
-                     "with these settings")
+        notes.append(f"at twice the peak {_percent(double['refused'])} of the requests are "
+                     "refused with these settings")
     return notes
