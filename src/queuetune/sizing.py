@@ -466,7 +466,7 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
       peak (B unbounded for open arrivals, ``B = K`` for closed ones) is within
       ``1 + tolerance`` of that with unlimited threads, when the peak is stable (open:
       ``lambda < X_lim``; closed: always), otherwise ``T_sat`` alone;
-    * ``capacity`` ``B = max(T, ceil(R_max X_in(T)))`` (Little's law on the admitted
+    * ``capacity`` ``B = max(T, ceil(R_max X_in(T) - 1e-9))`` (Little's law on the admitted
       requests);
     * at the peak and at twice the peak (``2 lambda`` or ``2K`` clients): throughput, response
       time, utilization and share refused with the given p and the sized T, C, B.
