@@ -436,7 +436,8 @@ def pool_bounds(services: pd.DataFrame, threads: Iterable[int], cores: int = 1
     rows = []
     for split, row in services.iterrows():
         for t in threads:
-            c = ceilings(row["s_cpu"], row["S"] - row["s_cpu"], 0.0, int(t), processors=cores)
+            c = ceilings(row["s_cpu"], row["S"] - row["s_cpu"], 0.0, threads=int(t),
+                         processors=cores)
             rows.append({"split": split, "threads": int(t), "pool bound (1/s)": c.pool,
                          "core bound (1/s)": c.processor,
                          "threads that fill the cores": c.processor * row["S"],
