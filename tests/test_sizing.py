@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import pytest
@@ -132,7 +133,7 @@ def test_one_processor_closed_is_mm1bk(K, B, Z):
     for threads in (None, 1, 7):  # without a wait one holder keeps the processor busy
         st = sizing.solve(cpu_time=s, wait_time=0, clients=K, think_time=Z, capacity=B,
                           threads=threads)
-        ref = mm1bk(K, B, s, Z)
+        ref = mm1bk(clients=K, capacity=B, service_time=s, think_time=Z)
         assert st.throughput == pytest.approx(float(ref.throughput), rel=1e-11)
         assert st.response_time == pytest.approx(float(ref.response_time), rel=1e-11)
         assert st.utilization == pytest.approx(float(ref.utilization), rel=1e-11)
@@ -144,7 +145,40 @@ def test_one_processor_closed_is_mm1bk(K, B, Z):
 def test_one_processor_without_a_pool_is_the_old_flow_equivalent_server(K, B, T, s_c, s_w, Z):
     st = sizing.solve(cpu_time=s_c, wait_time=s_w, threads=T, clients=K, think_time=Z,
                       capacity=B)
-    ref = thread_pool(K, B, T, s_c, s_w, Z, method="fes")
+    ref = thread_pool(clients=K, capacity=B, threads=T, cpu_time=s_c, wait_time=s_w,
+                      think_time=Z, method="fes")
+    assert st.throughput == pytest.approx(float(ref.throughput), rel=1e-9)
+    assert st.response_time == pytest.approx(float(ref.response_time), rel=1e-9)
+    assert st.utilization == pytest.approx(float(ref.utilization), rel=1e-9)
+
+
+def model_configurations(n: int, seed: int) -> list[dict]:
+    """Random servers of the documented domain: processors, pools, threads or none, open or
+    closed loads."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        p = rng.choice([1, 2, 4, 8, 16, 64])
+        kw = dict(processors=p, cpu_time=round(rng.uniform(0.002, 0.05), 4),
+                  wait_time=rng.choice([0.0, round(rng.uniform(0.01, 0.4), 4)]),
+                  threads=rng.choice([None, rng.randint(1, 200)]),
+                  connections=rng.choice([None, rng.randint(1, 100)]),
+                  capacity=rng.randint(1, 600))
+        if rng.random() < 0.5:
+            kw["arrival_rate"] = round(rng.uniform(0.1, 1.5) * p / kw["cpu_time"], 3)
+        else:
+            kw["clients"] = rng.randint(1, 800)
+            kw["think_time"] = round(rng.uniform(0.1, 5), 3)
+        out.append(kw)
+    return out
+
+
+@pytest.mark.parametrize("kw", model_configurations(80, seed=11))
+def test_the_flow_equivalent_server_is_thread_pools(kw):
+    """The sizing's FES and the model library's ``thread_pool(method="fes")`` solve the same
+    decomposition (the library's chain of admitted requests is its own code)."""
+    st = sizing.solve(**kw)
+    ref = thread_pool(method="fes", **kw)
     assert st.throughput == pytest.approx(float(ref.throughput), rel=1e-9)
     assert st.response_time == pytest.approx(float(ref.response_time), rel=1e-9)
     assert st.utilization == pytest.approx(float(ref.utilization), rel=1e-9)
