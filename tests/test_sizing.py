@@ -340,3 +340,10 @@ def test_an_answer_beyond_the_limits_is_refused_with_the_way_out(monkeypatch):
 def test_keyword_only():
     with pytest.raises(TypeError):
         sizing.size(8, 0.04, 0.2)  # type: ignore[misc]
+
+
+def test_a_call_past_its_work_estimate_is_refused_with_the_way_out(monkeypatch):
+    monkeypatch.setattr(sizing, "MAX_WORK", 1e5)
+    with pytest.raises(ValueError, match=r"estimated 10 s .*give fewer threads= or connections="):
+        sizing.solve(processors=64, cpu_time=0.001, wait_time=0.5, connections=5000,
+                     threads=3000, arrival_rate=100.0, capacity=5000)

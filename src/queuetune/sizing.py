@@ -47,7 +47,8 @@ step, and a browser test holds the two to 1e-6 relative):
 3. **The sizing** (:func:`size`): see its docstring.
 
 Limits: ``p`` up to 4096, rates up to 1e7/s, up to 10^5 clients, up to 10^5 threads, pools up
-to 10^5; a call whose work passes an estimate of about 10 s is refused, naming the way out.
+to 10^5; a call whose work passes an estimate of about 10 s (:data:`MAX_WORK`, counted as the
+recursion of definition 1 goes) is refused, naming the way out.
 
 >>> s = size(processors=18, cpu_time=0.04, wait_time=0.2, arrival_rate=300)
 >>> s.processors_needed, s.connections, s.threads, s.capacity
@@ -90,9 +91,13 @@ TRIM = 1e-30
 CONVERGED = 1e-13
 #: Relative weight of an open chain's tail at which T = None is cut.
 TAIL = 1e-16
-#: Work (entries of holder distributions updated, plus chain states) refused as too long:
-#: about 10 s on the 2-core machine of the benchmark (scripts/benchmark_sizing.py).
-MAX_WORK = 2e8
+#: Work of the thread holders' recursion counted as it goes, in units of about 20 ns (one
+#: entry of a holder distribution updated; a step of the recursion costs 1250 units more, about
+#: 25 us, and one of the two-term recurrence 25), and refused above about 10 s of it (measured
+#: on the 2-core machine of scripts/benchmark_sizing.py).
+MAX_WORK = 5e8
+STEP_WORK = 1250
+RECURRENCE_WORK = 25
 #: Largest number of holders for which X_in is computed before it converges.
 MAX_HOLDERS = 4 * 10**6
 
@@ -149,7 +154,7 @@ class Holders:
         elif self.C is not None and m >= self.p + self.C:
             ra, rb = self.s_c / self.p, self.s_w / self.C
             x = 1.0 / (ra + rb - ra * rb * self.values[-1])
-            self.work += 1
+            self.work += RECURRENCE_WORK
         else:
             x = self._window_step(m)
         self.values.append(x)
@@ -173,7 +178,7 @@ class Holders:
             last -= 1
         self._pi = q[first: last + 1]
         self._lo = lo + first
-        self.work += k + 1
+        self.work += k + 1 + STEP_WORK
         if self.work > MAX_WORK:
             raise ValueError(
                 "the thread holders' throughput needs more than an estimated 10 s "

@@ -11,7 +11,8 @@
     arrival_rate: [1e-6, 1e7], clients: [1, 1e5], think_time: [0, 1e5],
     connections: [1, 1e5], threads: [1, 1e5], max_response_time: [1e-6, 3.6e3]
   };
-  var TRIM = 1e-30, CONVERGED = 1e-13, TAIL = 1e-16, MAX_WORK = 2e8, MAX_HOLDERS = 4e6;
+  var TRIM = 1e-30, CONVERGED = 1e-13, TAIL = 1e-16, MAX_WORK = 5e8, MAX_HOLDERS = 4e6;
+  var STEP_WORK = 1250, RECURRENCE_WORK = 25;  // the Python's units of work (sizing.py)
 
   function SizingError(message) { this.name = "SizingError"; this.message = message; }
   SizingError.prototype = Object.create(Error.prototype);
@@ -50,7 +51,7 @@
     } else if (this.C !== null && m >= this.p + this.C) {
       var ra = this.sc / this.p, rb = this.sw / this.C;
       x = 1 / (ra + rb - ra * rb * this.values[this.values.length - 1]);
-      this.work += 1;
+      this.work += RECURRENCE_WORK;
     } else {
       x = this.windowStep(m);
     }
@@ -72,7 +73,7 @@
     while (q[last] < TRIM) last--;
     this.pi = q.subarray(first, last + 1);
     this.lo = lo + first;
-    this.work += k + 1;
+    this.work += k + 1 + STEP_WORK;
     if (this.work > MAX_WORK) {
       throw new SizingError("the thread holders' throughput needs more than an estimated " +
         "10 s (beyond " + m + " holders): give fewer threads or connections");
