@@ -81,8 +81,9 @@ site-tests: chromium
 ## The offline kit --------------------------------------------------------
 # One folder for a USB stick (_build/kit): the site, the notebooks and every wheel that runs them
 # on this platform, with the instructions for the student (README.txt there; see README.md).
+# KIT_ARGS="--python 3.12 --python 3.13" adds the wheels of those Pythons (see book/workshop.md).
 kit: build-book
-	$(PY) scripts/build_kit.py
+	$(PY) scripts/build_kit.py $(KIT_ARGS)
 
 # The kit installed in a fresh virtual environment with the package index disabled, outside the
 # repository, and a chapter run there.

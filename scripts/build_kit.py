@@ -1,6 +1,7 @@
 """Build the offline kit: one folder, for a USB stick, with which a workshop needs no network.
 
-    python scripts/build_kit.py          # after `make book`; `make kit` does both
+    python scripts/build_kit.py                          # after `make book`; `make kit` does both
+    python scripts/build_kit.py --python 3.12 --python 3.13   # and the wheels for those Pythons
 
 ``_build/kit/`` holds:
 
@@ -15,6 +16,12 @@
   for adding the wheels of another platform), and ``README.txt``, the instructions for the
   teacher and the student.
 
+``--python 3.12`` (repeatable) adds to ``wheels/`` the wheels of another CPython version on the
+same platform, at the same versions, with ``pip download --only-binary=:all:`` (it needs the
+package index, or pip's cache). Pure-Python wheels serve every version, so only the compiled
+ones are added. Those versions are listed in README.txt as untested until ``check_kit.py
+--python`` has installed the kit with that interpreter.
+
 No npm package is needed to run the notebooks: the ``mathjax`` npm package only writes the
 built site's formulas as MathML when the site is built, JupyterLab brings its own MathJax, and
 the charts' vega libraries come inside the vl-convert wheel.
@@ -22,6 +29,7 @@ the charts' vega libraries come inside the vl-convert wheel.
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
 import subprocess
@@ -37,15 +45,15 @@ SITE = ROOT / "_build" / "html"
 KIT = ROOT / "_build" / "kit"
 # Beside queuetune[notebooks]: what a student runs the chapters with (pinned by requirements.txt).
 STUDENT_PACKAGES = ["jupyterlab", "anywidget", "vl-convert-python", "jupytext"]
-PYTHON = "3.11"
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"  # the Python the kit is built with
 
 README = """\
 queuetune: the offline kit
 =========================
 
 Everything a workshop needs with no network: the book, its notebooks, and every Python package
-that runs them (for CPython {python} on Linux x86_64; see below for macOS and Windows).
-
+that runs them (for CPython {pythons} on Linux x86_64; see below for macOS and Windows).
+{untested}
   site/              the book: open site/index.html in a browser (it works from the USB stick)
   notebooks/         the chapters: <name>.ipynb (executed) and <name>.md (the same, as text)
   wheels/            {wheels} wheels: queuetune and everything the notebooks need
@@ -59,8 +67,8 @@ chart libraries come inside the vl-convert wheel.
 For the student: install with no network
 ----------------------------------------
 
-You need Python {python} (python.org, or your system's python{python}). In a terminal, inside
-this folder (copy it to your disk first if the stick is slow):
+You need Python {python} (python.org, or your system's python{python}){others}. In a terminal,
+inside this folder (copy it to your disk first if the stick is slow):
 
   Linux, macOS:
     python{python} -m venv venv
@@ -98,6 +106,22 @@ For students on other systems, add theirs once, on a machine with network, from 
 
 pip adds the wheels those systems need beside the ones here; the students' commands above
 stay the same. (These two commands could not be tried where the kit is built: no network.)
+
+
+For the teacher: the book on the students' phones
+-------------------------------------------------
+
+The site works from a web server on your laptop too. On the classroom network, find the laptop's
+address (Linux: hostname -I; macOS: ipconfig getifaddr en0; Windows: ipconfig) and, in this
+folder, serve site/ to that address only (192.168.1.23 stands for yours):
+
+  python3 -m http.server --bind 192.168.1.23 --directory site 8000
+
+The students open http://192.168.1.23:8000 on their phones. Anyone on that network can then
+read every file under site/ (and nothing else), and Python's http.server is not made to face
+the internet: use it on a classroom network you trust, serve site/ only, and stop it with
+Ctrl-C in its terminal when the class ends. A guest network that isolates its devices keeps the
+phones from reaching the laptop; a hotspot of your own does not.
 
 
 How the kit is made and checked
@@ -157,7 +181,43 @@ def size_of(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def download_for(python: str, wheels: Path, students: list[str], constraints: Path) -> int:
+    """Add to ``wheels`` the wheels that CPython ``python`` (e.g. ``"3.12"``) needs on this
+    platform, at the versions of ``constraints``; return how many files were added."""
+    before = set(wheels.glob("*.whl"))
+    abi = "cp" + python.replace(".", "")
+    run(sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+        "--only-binary=:all:", "--python-version", python, "--implementation", "cp",
+        "--abi", abi, "--abi", "abi3", "--abi", "none", "--dest", wheels,
+        "--find-links", wheels, "--constraint", constraints,
+        f"{wheels / students[0].split('/')[-1]}", *students[1:])
+    return len(set(wheels.glob("*.whl")) - before)
+
+
+def python_versions(value: str) -> str:
+    """``--python``: a CPython version such as 3.12 (3.11 or later, as the package needs)."""
+    match = re.fullmatch(r"3\.(\d+)", value)
+    if not match or int(match.group(1)) < 11:
+        raise argparse.ArgumentTypeError(
+            f"python must be a CPython version from 3.11 on, like 3.12, not {value!r}")
+    return value
+
+
+def readme(count: int, extra: list[str]) -> str:
+    others = (f"; the wheels for Python {', '.join(extra)} are here too, untested"
+              if extra else "")
+    untested = ("\nThe wheels for CPython " + ", ".join(extra) + " were downloaded for the same "
+                "versions but not\ntried: the kit was installed and run with CPython "
+                f"{PYTHON} only.\n" if extra else "")
+    return README.format(python=PYTHON, abi=PYTHON.replace(".", ""), wheels=count,
+                         pythons=", ".join([PYTHON, *extra]), others=others, untested=untested)
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", action="append", default=[], type=python_versions,
+                        help="also add the wheels of this CPython version (repeatable)")
+    extra = [v for v in dict.fromkeys(parser.parse_args().python) if v != PYTHON]
     start = time.monotonic()
     if not (SITE / "index.html").is_file():
         raise SystemExit(f"{SITE} holds no built book: run `make book` first (`make kit` does)")
@@ -172,11 +232,15 @@ def main() -> None:
     wheels.mkdir()
     shutil.copy2(wheel, wheels / wheel.name)
     students = [f"./wheels/{wheel.name}[notebooks]", *(pinned(p) for p in STUDENT_PACKAGES)]
+    added = {}
     with tempfile.TemporaryDirectory(prefix="queuetune-kit-") as tmp:
+        constraints = tested_versions(Path(tmp))
         # Every wheel of the student's environment, at the versions tested here.
         run(sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
-            "--wheel-dir", wheels, "--constraint", tested_versions(Path(tmp)),
+            "--wheel-dir", wheels, "--constraint", constraints,
             f"{wheels / wheel.name}[notebooks]", *students[1:])
+        for python in extra:
+            added[python] = download_for(python, wheels, students, constraints)
 
     (KIT / "requirements.txt").write_text(
         "# Install from this folder with: pip install --no-index --find-links wheels "
@@ -186,13 +250,13 @@ def main() -> None:
         "README.txt)\n" + "\n".join(wheel_versions(wheels, skip="queuetune")) + "\n",
         encoding="utf-8")
     count = len(list(wheels.glob("*.whl")))
-    (KIT / "README.txt").write_text(README.format(python=PYTHON, abi=PYTHON.replace(".", ""),
-                                                   wheels=count),
-                                    encoding="utf-8")
+    (KIT / "README.txt").write_text(readme(count, extra), encoding="utf-8")
     parts = {name: size_of(KIT / name) for name in ("site", "notebooks", "wheels")}
     print(f"offline kit in {KIT.relative_to(ROOT)}: {size_of(KIT) / 1e6:.0f} MB "
           + ", ".join(f"{name} {size / 1e6:.0f} MB" for name, size in parts.items())
-          + f"; {chapters} chapters, {count} wheels, in {time.monotonic() - start:.0f} s")
+          + f"; {chapters} chapters, {count} wheels"
+          + "".join(f", {n} more for Python {v}" for v, n in added.items())
+          + f", in {time.monotonic() - start:.0f} s")
 
 
 if __name__ == "__main__":

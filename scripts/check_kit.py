@@ -2,6 +2,7 @@
 
     python scripts/check_kit.py                      # _build/kit, chapter domino-threads
     python scripts/check_kit.py --chapter what-if
+    python scripts/check_kit.py --python python3.12  # install and run with another interpreter
 
 Steps, in a temporary folder outside the repository (removed afterwards):
 
@@ -14,6 +15,10 @@ Steps, in a temporary folder outside the repository (removed afterwards):
    with ``QUEUETUNE_LIVE=1``: its charts are drawn by the widget renderer, whose JavaScript
    comes from the vl-convert wheel. Every code cell must run without an error, and the chapter
    must show as many charts as its stored copy.
+3. For every other CPython version whose compiled wheels the kit holds (``build_kit.py
+   --python``), pip resolves the kit's requirements for that version from ``wheels/`` alone
+   (``pip install --dry-run`` with that version's tags, no index): the wheel set is complete,
+   though nothing was installed or run with that interpreter unless ``--python`` names one.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -76,10 +82,39 @@ def check(notebook: Path, ran: dict) -> None:
         raise SystemExit(f"{notebook.name}: {live} live charts, its stored copy shows {stored}")
 
 
+def interpreter_version(python: str) -> str:
+    """``3.11`` for the interpreter ``python`` (a name on PATH or a path)."""
+    return subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def other_versions(wheels: Path, tested: str) -> list[str]:
+    """The CPython versions besides ``tested`` that the kit holds compiled wheels for."""
+    tags = {m.group(1) for w in wheels.glob("*.whl")
+            for m in [re.search(r"-cp3(\d+)-cp3\1-", w.name)] if m}
+    return sorted((f"3.{t}" for t in tags if f"3.{t}" != tested), key=lambda v: int(v[2:]))
+
+
+def resolves(kit: Path, version: str, env: dict[str, str]) -> int:
+    """How many packages pip would install from the kit alone for CPython ``version``."""
+    report = kit / f".resolve-{version}.json"
+    try:
+        run(sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed",
+            "--no-index", "--find-links", kit / "wheels", "--only-binary=:all:",
+            "--python-version", version, "--implementation", "cp",
+            "--abi", "cp" + version.replace(".", ""), "--abi", "abi3", "--abi", "none",
+            "-r", kit / "requirements.txt", "--report", report, cwd=kit, env=env)
+        return len(json.loads(report.read_text(encoding="utf-8"))["install"])
+    finally:
+        report.unlink(missing_ok=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kit", type=Path, default=KIT)
     parser.add_argument("--chapter", default="domino-threads")
+    parser.add_argument("--python", default=sys.executable,
+                        help="the interpreter the student uses (default: this one)")
     args = parser.parse_args()
     kit = args.kit.resolve()
     notebook = kit / "notebooks" / f"{args.chapter}.ipynb"
@@ -92,7 +127,8 @@ def main() -> None:
         env = student_env(place / "home")
         (place / "home").mkdir()
         start = time.monotonic()
-        run(sys.executable, "-m", "venv", place / "venv", env=env)
+        tested = interpreter_version(args.python)
+        run(args.python, "-m", "venv", place / "venv", env=env)
         python = place / "venv" / "bin" / "python"
         # (--no-compile: the check need not byte-compile every module; a student's pip does)
         run(python, "-m", "pip", "install", "--quiet", "--no-compile", "--no-index",
@@ -109,8 +145,12 @@ def main() -> None:
             "--output", "ran.ipynb", notebook.name, cwd=work, env=env)
         ran_for = time.monotonic() - start
         check(notebook, json.loads((work / "ran.ipynb").read_text(encoding="utf-8")))
-    print(f"the kit installed with no index in {installed:.0f} s; {notebook.name} ran there "
-          f"in {ran_for:.0f} s with its charts drawn live; {time.monotonic() - began:.0f} s in all")
+        resolved = {v: resolves(kit, v, env) for v in other_versions(kit / "wheels", tested)}
+    print(f"the kit installed with no index in {installed:.0f} s with Python {tested}; "
+          f"{notebook.name} ran there in {ran_for:.0f} s with its charts drawn live; "
+          + "".join(f"for Python {v}, {n} packages resolve from the kit alone (not installed); "
+                    for v, n in resolved.items())
+          + f"{time.monotonic() - began:.0f} s in all")
 
 
 if __name__ == "__main__":
