@@ -17,7 +17,7 @@ an overhead constant, a request time for a simulation) is not one of them: a res
 on it is the book's analysis, shown in the evidence, never the ground of a verdict.
 
 Checks for each document live in its home, ``queuetune/documents/<document>/claims.py``, and
-register when the document's package is imported (:func:`queuetune.documents.load_all`, done
+register when the document's package is imported (:func:`queuetune.homes.load_all`, done
 here before any look-up).
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import data
+from . import data, homes
 
 __all__ = ["DEFINITIONS", "NOTHING_TESTED", "UNTESTED_MARK", "VERDICTS", "Finding", "check",
            "evidence_problems", "findings", "registered", "run", "values_table"]
@@ -129,9 +129,7 @@ def check(id: str, *, document: str, statement: str):  # noqa: A002 - the invent
 
 def registered(document: str | None = None) -> list[str]:
     """IDs with a check, in the book's order (optionally of one document)."""
-    from . import documents  # the homes register their checks on import
-
-    documents.load_all()
+    homes.load_all()  # the homes register their checks on import
     checks = [c for c in _REGISTRY.values() if document in (None, c.document)]
     return [c.id for c in sorted(checks, key=_order)]
 
