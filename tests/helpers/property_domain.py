@@ -27,7 +27,9 @@ TIME_EDGES = [LOW, HIGH, math.nextafter(LOW, 1.0), math.nextafter(HIGH, 0.0), 1.
 BAD_TIMES = [-1.0, math.nan, math.inf, -math.inf, 1e-101, 1.0000001e100, 5e-324, "0.1", None,
              True, [], 1 + 1j]
 #: Values refused as a count (an integer >= 1).
-BAD_COUNTS = [0, -3, 0.5, math.nan, math.inf, MAX_INTEGER + 2, 1e20, "40", None, True, []]
+# (MAX_INTEGER + 1 rounds to MAX_INTEGER as a float64: it must be refused, not rounded)
+BAD_COUNTS = [0, -3, 0.5, math.nan, math.inf, MAX_INTEGER + 1, MAX_INTEGER + 2, 1e20, "40", None,
+              True, []]
 
 
 class Refused:

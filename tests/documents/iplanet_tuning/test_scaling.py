@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from edits import set_value
@@ -171,3 +172,31 @@ def test_speedup_frame_rejects(kwargs, name):
     args = {"factors": {"a": 0.5}, "cpus": [1, 2], "readings": scaling.READINGS, **kwargs}
     with pytest.raises(ValueError, match=name):
         scaling.speedup_frame(**args)
+
+
+# --- a factor is read from a percentage whole, or refused -------------------------------------
+
+PERCENTS = st.one_of(st.integers(0, 1000).map(str),
+                     st.decimals(0, 1000, places=2, allow_nan=False).map(str))
+#: Glued before a percentage's number, each makes another number or no number of it.
+GLUED = st.sampled_from(["-", "+", ".", "1.2.", "2,", "x", "e", "0x"])
+
+
+@given(PERCENTS, st.sampled_from(["", " ", "close to ", "about "]),
+       st.sampled_from(["", " (summary)", " in all"]))
+def test_parse_factor_reads_the_whole_percentage(number, before, after):
+    assert scaling.parse_factor(f"{before}{number}%{after}") == float(number) / 100
+
+
+@given(PERCENTS, GLUED)
+def test_parse_factor_refuses_a_percentage_it_would_read_in_part(number, glued):
+    """"-65%" is not 65 %, "1,5%" not 5 %: the message names the whole text."""
+    text = f"{glued}{number}%"
+    with pytest.raises(ValueError, match=f"got {re.escape(repr(text))}"):
+        scaling.parse_factor(text)
+
+
+@given(PERCENTS)
+def test_parse_factor_refuses_a_second_percent_sign(number):
+    with pytest.raises(ValueError, match="exactly one percentage"):
+        scaling.parse_factor(f"{number}%%")
