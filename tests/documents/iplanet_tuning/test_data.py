@@ -13,7 +13,7 @@ import inventory
 import pandas as pd
 import pytest
 
-from queuetune import data, documents, provenance
+from queuetune import data, provenance
 
 DOC = "iplanet-tuning"
 
@@ -347,12 +347,3 @@ def test_figure_captions_are_verbatim():
     seed = (inventory.SEEDS / package["seed"]).read_text(encoding="utf-8")
     for figure_id, caption in load("figures")[["figure_id", "caption"]].itertuples(index=False):
         assert f"Figure {figure_id[4:]} {caption}" in seed
-
-
-def test_decimal_comma_is_read_only_when_asked():
-    text = "\tAverage\tTotal\tPercent\nTotal Response Time:\t0.0257\t245,1985\t(50.52%)\n"
-    fields = ["scope", "statistic", "unit", "average", "total_printed", "total", "percent"]
-    documents.load(DOC)  # registers the document's parsers, as parse_excerpt does
-    parse = provenance.PARSERS["iplanet-tuning-buckets"]
-    assert parse(text, {"decimal_comma": True}, fields).iloc[0]["total"] == "245.1985"
-    assert parse(text, {}, fields).iloc[0]["total"] == "245,1985"

@@ -256,7 +256,7 @@ def parse_tab_table(text: str, options: dict[str, Any], fields: list[str]) -> pd
 
 _DIRECTIVE = re.compile(r"^(?P<directive>#?[A-Za-z]+)(?:\s+(?P<value>.*))?$")
 _INIT_FN = re.compile(r'\bfn="?(?P<fn>[\w-]+)"?')
-_INTEGER = re.compile(r"^\d+$")
+_INTEGER = re.compile(r"[0-9]+")  # a whole value (fullmatch): "128", not "128\n" or "١٢٨"
 
 
 @parser("iplanet-tuning-magnus-conf")
@@ -298,7 +298,7 @@ def parse_magnus_conf(text: str, options: dict[str, Any], fields: list[str]) -> 
     for order, (directive, value) in enumerate(entries, start=1):
         fn = _INIT_FN.search(value) if directive == "Init" else None
         record = {"order": str(order), "directive": directive, "value": value,
-                  "value_number": value if _INTEGER.match(value) else "",
+                  "value_number": value if _INTEGER.fullmatch(value) else "",
                   "init_fn": fn["fn"] if fn else "",
                   "commented": "true" if directive.startswith("#") else "false"}
         records.append([record[f] for f in fields])
