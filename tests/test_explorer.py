@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import json
 
@@ -28,11 +27,6 @@ def small_grid():
 @pytest.fixture(scope="module")
 def small_sizing():
     return explorer.threads_needed(**SIZING)
-
-
-def test_docstring_examples():
-    failures, tried = doctest.testmod(explorer)
-    assert tried > 0 and failures == 0
 
 
 # --- build_grid ---------------------------------------------------------------------------------

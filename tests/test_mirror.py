@@ -72,3 +72,13 @@ def test_mirror_paths():
     assert mirror(PACKAGE / "data.py") == TESTS / "test_data.py"
     assert (mirror(PACKAGE / "documents" / "domino_threads" / "claims.py")
             == TESTS / "documents" / "domino_threads" / "test_claims.py")
+
+
+def test_no_test_file_runs_a_modules_doctests_again():
+    """pytest's --doctest-modules (pyproject.toml) runs every module's doctests once, from
+    src/; a test calling doctest.testmod or DocTestSuite on a module runs them a second time."""
+    rerun = sorted(str(path.relative_to(ROOT)) for path in TESTS.rglob("*.py")
+                   if any(isinstance(node, ast.Attribute) and node.attr in {"testmod",
+                                                                           "DocTestSuite"}
+                          for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))))
+    assert not rerun, f"these test files run doctests that --doctest-modules runs already: {rerun}"
