@@ -55,7 +55,8 @@ def test_every_verdict_word_is_defined_once_and_the_page_prints_the_definitions(
 
 def test_every_finding_agrees_with_its_verdict_word():
     table = audit.findings()
-    assert len(table) == 27
+    # one finding per registered check, in the book's order (the count is the documents')
+    assert table["id"].tolist() == audit.registered()
     for row in table.itertuples():
         assert audit.evidence_problems(row.verdict, row.evidence) == [], row.id
         untested = row.evidence.startswith(audit.UNTESTED_MARK)

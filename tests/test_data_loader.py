@@ -17,7 +17,9 @@ def test_load_types_and_units():
     assert df["response_time_s"].dtype == "float64"
     assert df.attrs["units"]["response_time_s"] == "s"
     assert df.attrs["inventory_id"] == "DT-T3"
-    assert len(df) == 20
+    # the full design: every user level at every thread level, once
+    assert len(df) == df["users"].nunique() * df["http_threads"].nunique()
+    assert not df.duplicated(["users", "http_threads"]).any()
 
 
 def test_every_table_loads_with_its_schema_columns():

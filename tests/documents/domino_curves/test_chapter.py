@@ -21,7 +21,7 @@ def hardware():
 def test_hardware_reads_every_property_from_the_printed_text(hardware):
     systems = data.load(DOC, "system_configurations")
     printed = systems.pivot(index="system_number", columns="property", values="value")
-    assert len(hardware) == len(printed) == 5
+    assert len(hardware) == len(printed)
     for (name, row), (_, cells) in zip(hardware.iterrows(), printed.iterrows(), strict=True):
         # every number is in the printed cell it was read from, with its unit run into it
         assert f"{row['Clock (MHz)']}MHz" in cells["CPU"], name

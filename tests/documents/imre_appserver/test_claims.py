@@ -40,8 +40,9 @@ def test_table1_and_the_model_inputs_come_from_the_data():
 
 def test_model_curves_are_mm1bk_at_every_client_count():
     curves = ia.model_curves()
-    assert len(curves) == 2 * 100
-    assert curves["capacity"].tolist() == [50] * 100 + [200] * 100
+    queues, most = ia.table1("queue"), max(ia.table1("clients"))  # Table 1's levels
+    assert curves["capacity"].tolist() == [q for q in queues for _ in range(most)]
+    assert curves["clients"].tolist() == list(range(1, most + 1)) * len(queues)
     row = curves[(curves["capacity"] == 50) & (curves["clients"] == 100)].iloc[0]
     direct = mm1bk(100, 50, 0.14, 4.0)
     for name in ("throughput", "response_time", "error_rate", "rejection_probability"):
