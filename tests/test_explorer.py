@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from property_domain import (
+    BATCH,
+    FEW,
+    call,
+    maybe_refused,
+    refused_argument,
+    times,
+)
 
 from queuetune import charts, explorer, thread_pool
+from queuetune._validation import MAX_INTEGER
 from queuetune.charts.sliders import _explorer_number
 from queuetune.documents.domino_threads import rules
 
@@ -431,3 +443,90 @@ def test_at_settings_selects_rows_by_close_values(small_grid):
         explorer.at_settings(small_grid)
     with pytest.raises(ValueError, match=r"column\(s\) \['pool'\]"):
         explorer.at_settings(small_grid, pool=3)
+
+
+# --- over the whole domain (property tests): explorer
+
+
+def grid_counts():
+    # small, or far too large (refused by the estimate of the work before anything runs)
+    return st.one_of(st.integers(1, 30), st.integers(1, 30), st.sampled_from([MAX_INTEGER]))
+
+
+@st.composite
+def grid_axes(draw):
+    bad = refused_argument(draw, ["clients", "capacity", "threads", "cpu_time", "wait_time",
+                                  "think_time"])
+
+    def axis(name, values, bad_values):
+        return maybe_refused(draw, name, st.lists(values, min_size=1, max_size=2, unique=True)
+                             .map(sorted), bad_values, bad)
+
+    return {
+        "clients": axis("clients", grid_counts(), [[0], [2, 1], [10**400], "many"]),
+        "capacity": axis("capacity", grid_counts(), [[0.5], [MAX_INTEGER + 2]]),
+        "threads": axis("threads", grid_counts(), [[-1], [3, 3]]),
+        "cpu_time": axis("cpu_time", times(zero=True), [[-1.0], [5e-324], [1e101]]),
+        "wait_time": axis("wait_time", times(zero=True), [[math.nan], [1e-101]]),
+        "think_time": axis("think_time", times(), [[0.0], [math.inf], [[1.0, 2.0]]]),
+    }
+
+
+GRID_NAMES = ["clients", "capacity", "threads", "cpu_time", "wait_time"]
+
+
+@FEW
+@given(grid_axes())
+def test_explorer_grid_over_its_domain(axes):
+    grid = call(lambda **a: explorer.build_grid(**a), axes, GRID_NAMES)
+    if grid is None:
+        return
+    for metric in explorer.METRICS:
+        assert np.all(np.isfinite(grid[metric])), metric
+
+
+@FEW
+@given(grid_axes())
+def test_explorer_threads_needed_over_its_domain(axes):
+    axes = {k: v for k, v in axes.items() if k != "threads"}
+    sizing_ = call(lambda **a: explorer.threads_needed(**a), axes, GRID_NAMES)
+    if sizing_ is None:
+        return
+    top = np.minimum(sizing_["clients"], sizing_["capacity"])
+    assert np.all((1 <= sizing_["model_threads"]) & (sizing_["model_threads"] <= top))
+    for column in ("mean_busy_threads", "response_time_unlimited", "response_time_model"):
+        assert np.all(np.isfinite(sizing_[column])), column
+
+
+# --- batches equal single calls (property tests)
+
+
+AXIS = st.lists(st.integers(1, 40), min_size=1, max_size=3, unique=True).map(sorted)
+TIME_AXIS = st.lists(times(zero=True), min_size=1, max_size=2, unique=True).map(sorted)
+
+
+@settings(BATCH, max_examples=15)
+@given(AXIS, AXIS, AXIS, TIME_AXIS, st.lists(times(), min_size=1, max_size=2, unique=True)
+       .map(sorted), st.sampled_from(["fes", "exact"]))
+def test_explorer_grid_batch_equals_single(clients, capacity, threads, cpu, think, method):
+    """Every row of a what-if grid is the model solved at that configuration alone."""
+    wait = [0.05]
+    grid = explorer.build_grid(clients, capacity, threads, cpu, wait, think, method=method)
+    for row in grid.head(12).itertuples():
+        single = thread_pool(row.clients, row.capacity, row.threads, row.cpu_time,
+                             row.wait_time, row.think_time, method=method)
+        for metric in explorer.METRICS:
+            assert getattr(row, metric) == getattr(single, metric) + 0.0, metric
+
+
+@settings(BATCH, max_examples=10)
+@given(AXIS, AXIS, TIME_AXIS, st.lists(times(), min_size=1, max_size=2, unique=True)
+       .map(sorted))
+def test_explorer_threads_needed_batch_equals_single(clients, capacity, cpu, think):
+    """Every row of threads_needed is the answer for that configuration alone (the bisection
+    of each row does not depend on the others)."""
+    sizing = explorer.threads_needed(clients, capacity, cpu, [0.05], think)
+    for row in sizing.head(8).itertuples(index=False):
+        alone = explorer.threads_needed(row.clients, row.capacity, row.cpu_time, row.wait_time,
+                                        row.think_time)
+        assert tuple(alone.iloc[0]) == tuple(row)

@@ -113,10 +113,15 @@ class _Check:
 
 
 _REGISTRY: dict[str, _Check] = {}
+# An inventory ID of a claim, rule or check, read whole: "DT-C2", "IP-C10".
+_CLAIM_ID = re.compile(r"(?P<prefix>[A-Z]{2})-C(?P<number>[0-9]+)")
 
 
 def check(id: str, *, document: str, statement: str):  # noqa: A002 - the inventory's word
-    """Register ``func() -> (verdict, evidence, values)`` as the check of claim ``id``."""
+    """Register ``func() -> (verdict, evidence, values)`` as the check of claim ``id`` (an
+    inventory ID such as ``"DT-C2"``)."""
+    if not isinstance(id, str) or _CLAIM_ID.fullmatch(id) is None:
+        raise ValueError(f"id must be a claim's inventory ID such as 'DT-C2', got {id!r}")
 
     def register(func):
         if id in _REGISTRY:
@@ -138,7 +143,7 @@ def _order(entry: _Check) -> tuple[int, int]:
     """Documents in the book's order, then claims by number (DT-C2 before DT-C10)."""
     order = data.documents()
     rank = order.index(entry.document) if entry.document in order else len(order)
-    return rank, int("".join(ch for ch in entry.id.rpartition("-")[2] if ch.isdigit()))
+    return rank, int(_CLAIM_ID.fullmatch(entry.id)["number"])
 
 
 def run(id: str) -> Finding:  # noqa: A002
