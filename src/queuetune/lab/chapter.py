@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import mm1bk, thread_pool
 from ..chapters.practical import ceilings
-from ..models import mm1bk, thread_pool
 from . import analysis, models
 
 __all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_curves",

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import fit as qfit
-from ..models import mm1bk, thread_pool
+from .. import mm1bk, thread_pool
 from . import analysis
 
 __all__ = ["measured", "service", "predict", "fit_split", "compare_split"]
