@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ from property_domain import (
     times,
 )
 
-from queuetune import charts, explorer, thread_pool
+from queuetune import charts, explorer, stated, thread_pool
 from queuetune._validation import MAX_INTEGER
 from queuetune.charts.sliders import _explorer_number
 from queuetune.documents.domino_threads import rules
@@ -513,8 +514,9 @@ def test_explorer_grid_batch_equals_single(clients, capacity, threads, cpu, thin
     wait = [0.05]
     grid = explorer.build_grid(clients, capacity, threads, cpu, wait, think, method=method)
     for row in grid.head(12).itertuples():
-        single = thread_pool(row.clients, row.capacity, row.threads, row.cpu_time,
-                             row.wait_time, row.think_time, method=method)
+        single = thread_pool(clients=row.clients, capacity=row.capacity, threads=row.threads,
+                             cpu_time=row.cpu_time,
+                             wait_time=row.wait_time, think_time=row.think_time, method=method)
         for metric in explorer.METRICS:
             assert getattr(row, metric) == getattr(single, metric) + 0.0, metric
 
@@ -530,3 +532,28 @@ def test_explorer_threads_needed_batch_equals_single(clients, capacity, cpu, thi
         alone = explorer.threads_needed(row.clients, row.capacity, row.cpu_time, row.wait_time,
                                         row.think_time)
         assert tuple(alone.iloc[0]) == tuple(row)
+
+
+# --- the starting rule ------------------------------------------------------------------------
+
+@given(st.integers(1, 2**53), st.fractions(0, 100).filter(lambda p: p > 0))
+def test_threads_at_share_rounds_the_exact_share_up(clients, percent):
+    threads = explorer.threads_at_share(clients=clients, percent=percent)
+    assert threads >= 1 and threads - 1 < max(clients * percent / 100, 1) <= threads
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"clients": 0, "percent": Fraction(10)}, "clients"),
+    ({"clients": 2**53 + 1, "percent": Fraction(10)}, "clients"),
+    ({"clients": 10, "percent": Fraction(0)}, "percent"),
+    ({"clients": 10, "percent": 10.0}, "percent"),
+    ({"clients": 10, "percent": Fraction(101)}, "percent")])
+def test_threads_at_share_refuses_bad_input_naming_it(kwargs, name):
+    with pytest.raises(ValueError, match=f"^{name} must be"):
+        explorer.threads_at_share(**kwargs)
+
+
+def test_the_rule_column_uses_the_share_the_article_states(small_sizing):
+    share = Fraction(stated.value(*explorer.RULE_SHARE))
+    assert small_sizing["rule_threads"].tolist() == [
+        explorer.threads_at_share(clients=int(k), percent=share) for k in small_sizing["clients"]]

@@ -8,7 +8,8 @@ the layers below it, never one above. Beside that:
 * no circle of imports at all, within a layer or across layers;
 * a document's home (``documents.<document>``) imports no other document's home;
 * nothing inside the package imports the package itself (``queuetune/__init__.py`` only
-  re-exports: import a name from the module that defines it).
+  re-exports: import a name from the module that defines it) or its command line
+  (``queuetune/__main__.py``): these two are above every layer and may import any of them.
 
 A new top-level module or package must be placed in a layer here (the test fails until it is).
 """
@@ -41,6 +42,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("homes", ("documents", "lab")),
 )
 RANK = {prefix: rank for rank, (_, prefixes) in enumerate(LAYERS) for prefix in prefixes}
+#: Above every layer: the package's re-exports and its command line.
+ENTRY_POINTS = (PACKAGE, f"{PACKAGE}.__main__")
 
 
 def module_files() -> dict[str, Path]:
@@ -154,7 +157,7 @@ GRAPH = import_graph()
 
 
 def test_every_module_is_in_a_layer():
-    unplaced = [m for m in MODULES if m != PACKAGE and layer_of(m) is None]
+    unplaced = [m for m in MODULES if m not in ENTRY_POINTS and layer_of(m) is None]
     assert not unplaced, f"place these modules in LAYERS of {Path(__file__).name}: {unplaced}"
 
 
@@ -163,17 +166,23 @@ def test_no_import_circles():
     assert not found, "import circles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
+def _above(module: str, target: str) -> bool:
+    """``target``'s layer is above ``module``'s (modules in no layer are reported apart)."""
+    ranks = layer_of(module), layer_of(target)
+    return None not in ranks and ranks[1] > ranks[0]
+
+
 def test_no_upward_imports():
     upward = [f"{m} ({LAYERS[layer_of(m)][0]}) imports {t} ({LAYERS[layer_of(t)][0]})"
-              for m, targets in sorted(GRAPH.items()) if m != PACKAGE
-              for t in sorted(targets) if t != PACKAGE and layer_of(t) > layer_of(m)]
+              for m, targets in sorted(GRAPH.items()) for t in sorted(targets) if _above(m, t)]
     assert not upward, "upward imports:\n" + "\n".join(upward)
 
 
 def test_nothing_imports_the_package_itself():
-    importers = sorted(m for m, targets in GRAPH.items() if PACKAGE in targets)
-    assert not importers, (f"these modules import names from {PACKAGE}/__init__.py; import them "
-                           f"from the module that defines them: {importers}")
+    importers = sorted(f"{m} imports {t}" for m, targets in GRAPH.items() if m not in ENTRY_POINTS
+                       for t in targets if t in ENTRY_POINTS)
+    assert not importers, (f"import names from the module that defines them, not from "
+                           f"{PACKAGE}/__init__.py (or __main__.py): {importers}")
 
 
 def _home(module: str) -> str | None:

@@ -315,7 +315,7 @@ def threads_needed(
         r_model[raised] = np.concatenate([np.atleast_1d(r.response_time) for r in parts])
 
     share = Fraction(stated.value(*RULE_SHARE))
-    rule = {int(k): threads_at_share(int(k), percent=share) for k in axes["clients"]}
+    rule = {int(k): threads_at_share(clients=int(k), percent=share) for k in axes["clients"]}
     frame = pd.DataFrame({
         "clients": K, "capacity": B, "cpu_time": cpu, "wait_time": wait, "think_time": Z,
         "rule_threads": pd.Series(K).map(rule).to_numpy(np.int64),
@@ -329,14 +329,14 @@ def threads_needed(
     return frame
 
 
-def threads_at_share(clients: int, *, percent: Fraction) -> int:
+def threads_at_share(*, clients: int, percent: Fraction) -> int:
     """``percent`` % of ``clients`` as a pool of threads, rounded *up* to a whole thread (so that
     the pool never starts empty): the starting rule of the 1998 Domino article at its share.
 
     ``clients``: an integer in [1, 2**53]; ``percent``: an exact share in (0, 100] (a
     :class:`~fractions.Fraction`, so that 12.3 % is 123/1000 and not its binary neighbour).
 
-    >>> threads_at_share(25, percent=Fraction(10))
+    >>> threads_at_share(clients=25, percent=Fraction(10))
     3
     """
     clients = integer(clients, "clients", low=1, high=MAX_INTEGER)

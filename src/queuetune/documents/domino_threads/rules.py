@@ -56,4 +56,4 @@ def domino_initial_threads(users: int, *, percent: float | None = None) -> int:
         # The decimal text of the number, so that 12.3 % means 123/1000 and not its binary
         # neighbour (which could round 20.000000000000004 threads up to 21).
         share = Fraction(str(percent))
-    return threads_at_share(users, percent=share)
+    return threads_at_share(clients=users, percent=share)
