@@ -4,6 +4,8 @@ tab tables, magnus.conf and the defaults stated in its prose."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from queuetune import provenance
 from queuetune.documents.iplanet_tuning import parsers
@@ -78,3 +80,16 @@ def test_dump_labels_and_components():
         ["", "Status", "value", "", ""]]
     with pytest.raises(ValueError, match="2 numbers in '93/190', 3 components named"):
         parsers.parse_dump("hits/lookups 93/190\n", options, fields)
+
+
+@given(st.integers(0, 10**6), st.sampled_from(["-", "+", "1.2.", "2,", "."]))
+def test_dump_components_refuse_a_number_they_would_read_in_part(number, glued):
+    """"-93/190" is not 93 of 190: a component glued to a sign, point or comma is no number,
+    and the count of numbers no longer matches the components named."""
+    options = {"labels": ["hits/lookups"],
+               "components": {"hits/lookups": [["hits", ""], ["lookups", ""]]}}
+    fields = ["example", "section", "label", "printed", "component", "value", "unit"]
+    assert parsers.parse_dump(f"hits/lookups {number}/190\n", options, fields)[
+        "value"].tolist() == [str(number), "190"]
+    with pytest.raises(ValueError, match="1 numbers in"):
+        parsers.parse_dump(f"hits/lookups {glued}{number}/190\n", options, fields)

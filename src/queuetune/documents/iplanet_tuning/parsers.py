@@ -32,7 +32,9 @@ import pandas as pd
 
 from ...provenance import FRAGMENT_SEPARATOR, excerpt_fragments, parser
 
-NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# A number printed in a value, read whole: no sign, digit, point or comma glued to it ("-5",
+# "1.2.3" and "1,024" give no number, so that a value is never read in part).
+NUMBER = re.compile(r"(?<![\d.,+-])[0-9]+(?:\.[0-9]+)?(?![.,]?[0-9])")
 _SINGLE = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?:\s+(?P<unit>\S.*))?$")
 _UNDERLINE = re.compile(r"^[-_=]+$")
 
