@@ -79,3 +79,57 @@ def test_the_bound_itself_is_accepted_and_its_successor_refused():
         as_scalar_integer(MAX_INTEGER + 1, "threads")
     # the successor's float64 is the bound: the check must not compare through it
     assert float(MAX_INTEGER + 1) == MAX_INTEGER
+
+
+# --- the two classes, kept out of the package's source ------------------------------------------
+
+import ast  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "queuetune"
+CONVERTERS = {"int", "float"}
+
+
+def _name(node: ast.AST) -> str:
+    """``f`` of ``f(...)`` or of ``x.f(...)``."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    return node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+
+
+def _partial_or_rounding(node: ast.Call) -> str | None:
+    """What a call ``int(...)``/``float(...)`` does wrong, or None: ``int(float(x))`` and
+    ``int(stated.number(...))`` round or cut a count through a float; ``int(s.split()[0])``
+    and ``float(s[:k])`` read a number from part of a string."""
+    if _name(node) not in CONVERTERS or len(node.args) != 1:
+        return None
+    arg = node.args[0]
+    if _name(node) == "int" and isinstance(arg, ast.Call) and _name(arg) in {
+            "float", "number", "parse_number"}:
+        return "a count through a float (use stated.count / parse_count or integer())"
+    if isinstance(arg, ast.Subscript):
+        if isinstance(arg.slice, ast.Slice) and isinstance(arg.value, ast.Name | ast.Attribute):
+            return "a number from a slice of a string"
+        words = arg.value
+        if (isinstance(words, ast.Call) and _name(words) in {"split", "rsplit"}
+                and not words.args):  # split at whitespace: the other words are dropped
+            return "a number from one word of a string"
+    return None
+
+
+def test_no_module_rounds_a_count_or_reads_a_number_in_part():
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and (why := _partial_or_rounding(node)):
+                found.append(f"{path.relative_to(SRC)}:{node.lineno}: {ast.unparse(node)} - {why}")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(("code", "flagged"), [
+    ("int(float(x))", True), ("int(stated.number(d, q))", True), ("float(s.split()[0])", True),
+    ("int(text[:3])", True), ("int(parts[1])", False), ("int(stated.count(d, q))", False),
+    ("float(values[0])", False), ("int(x)", False), ("int(ep.rsplit(':', 1)[1])", False)])
+def test_the_source_check_tells_the_patterns_apart(code, flagged):
+    node = ast.parse(code, mode="eval").body
+    assert (_partial_or_rounding(node) is not None) == flagged
