@@ -512,7 +512,8 @@ TIME_AXIS = st.lists(times(zero=True), min_size=1, max_size=2, unique=True).map(
 def test_explorer_grid_batch_equals_single(clients, capacity, threads, cpu, think, method):
     """Every row of a what-if grid is the model solved at that configuration alone."""
     wait = [0.05]
-    grid = explorer.build_grid(clients, capacity, threads, cpu, wait, think, method=method)
+    grid = explorer.build_grid(clients=clients, capacity=capacity, threads=threads, cpu_time=cpu,
+                               wait_time=wait, think_time=think, method=method)
     for row in grid.head(12).itertuples():
         single = thread_pool(clients=row.clients, capacity=row.capacity, threads=row.threads,
                              cpu_time=row.cpu_time,
@@ -527,10 +528,12 @@ def test_explorer_grid_batch_equals_single(clients, capacity, threads, cpu, thin
 def test_explorer_threads_needed_batch_equals_single(clients, capacity, cpu, think):
     """Every row of threads_needed is the answer for that configuration alone (the bisection
     of each row does not depend on the others)."""
-    sizing = explorer.threads_needed(clients, capacity, cpu, [0.05], think)
+    sizing = explorer.threads_needed(clients=clients, capacity=capacity, cpu_time=cpu,
+                                     wait_time=[0.05], think_time=think)
     for row in sizing.head(8).itertuples(index=False):
-        alone = explorer.threads_needed(row.clients, row.capacity, row.cpu_time, row.wait_time,
-                                        row.think_time)
+        alone = explorer.threads_needed(clients=row.clients, capacity=row.capacity,
+                                        cpu_time=row.cpu_time, wait_time=row.wait_time,
+                                        think_time=row.think_time)
         assert tuple(alone.iloc[0]) == tuple(row)
 
 

@@ -157,13 +157,13 @@ def _solve(K, B, T, cpu, wait, Z, method: str):
 
 
 def build_grid(
+    *,
     clients: Any = CLIENTS,
     capacity: Any = CAPACITY,
     threads: Any = THREADS,
     cpu_time: Any = CPU_TIME,
     wait_time: Any = WAIT_TIME,
     think_time: Any = THINK_TIME,
-    *,
     method: str = "fes",
 ) -> pd.DataFrame:
     """The thread-limited server solved at every combination of the six axes.
@@ -215,12 +215,12 @@ def build_grid(
 
 
 def threads_needed(
+    *,
     clients: Any = CLIENTS,
     capacity: Any = CAPACITY,
     cpu_time: Any = CPU_TIME,
     wait_time: Any = WAIT_TIME,
     think_time: Any = THINK_TIME,
-    *,
     tolerance: float = 0.10,
     percentile: float = 99.0,
     method: str = "fes",
