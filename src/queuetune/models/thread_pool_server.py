@@ -220,7 +220,7 @@ def thread_pool(
     >>> res = thread_pool(arrival_rate=40.0, capacity=400, threads=200, processors=8,
     ...                   connections=10, cpu_time=0.04, wait_time=0.2, method="fes")
     >>> print(f"R = {res.response_time * 1000:.0f} ms")
-    R = ... ms
+    R = 281 ms
     """
     method = as_choice(method, "method", _METHODS)
     cfg = _validated(clients, capacity, threads, cpu_time, wait_time, think_time, arrival_rate,
