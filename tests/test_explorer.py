@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import json
+import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from property_domain import (
+    BATCH,
+    FEW,
+    call,
+    maybe_refused,
+    refused_argument,
+    times,
+)
 
-from queuetune import charts, explorer, thread_pool
+from queuetune import charts, explorer, stated, thread_pool
+from queuetune._validation import MAX_INTEGER
 from queuetune.charts.sliders import _explorer_number
 from queuetune.documents.domino_threads import rules
 
@@ -28,11 +40,6 @@ def small_grid():
 @pytest.fixture(scope="module")
 def small_sizing():
     return explorer.threads_needed(**SIZING)
-
-
-def test_docstring_examples():
-    failures, tried = doctest.testmod(explorer)
-    assert tried > 0 and failures == 0
 
 
 # --- build_grid ---------------------------------------------------------------------------------
@@ -441,3 +448,119 @@ def test_at_settings_selects_rows_by_close_values(small_grid):
         explorer.at_settings(small_grid)
     with pytest.raises(ValueError, match=r"column\(s\) \['pool'\]"):
         explorer.at_settings(small_grid, pool=3)
+
+
+# --- over the whole domain (property tests): explorer
+
+
+def grid_counts():
+    # small, or far too large (refused by the estimate of the work before anything runs)
+    return st.one_of(st.integers(1, 30), st.integers(1, 30), st.sampled_from([MAX_INTEGER]))
+
+
+@st.composite
+def grid_axes(draw):
+    bad = refused_argument(draw, ["clients", "capacity", "threads", "cpu_time", "wait_time",
+                                  "think_time"])
+
+    def axis(name, values, bad_values):
+        return maybe_refused(draw, name, st.lists(values, min_size=1, max_size=2, unique=True)
+                             .map(sorted), bad_values, bad)
+
+    return {
+        "clients": axis("clients", grid_counts(), [[0], [2, 1], [10**400], "many"]),
+        "capacity": axis("capacity", grid_counts(), [[0.5], [MAX_INTEGER + 2]]),
+        "threads": axis("threads", grid_counts(), [[-1], [3, 3]]),
+        "cpu_time": axis("cpu_time", times(zero=True), [[-1.0], [5e-324], [1e101]]),
+        "wait_time": axis("wait_time", times(zero=True), [[math.nan], [1e-101]]),
+        "think_time": axis("think_time", times(), [[0.0], [math.inf], [[1.0, 2.0]]]),
+    }
+
+
+GRID_NAMES = ["clients", "capacity", "threads", "cpu_time", "wait_time"]
+
+
+@FEW
+@given(grid_axes())
+def test_explorer_grid_over_its_domain(axes):
+    grid = call(lambda **a: explorer.build_grid(**a), axes, GRID_NAMES)
+    if grid is None:
+        return
+    for metric in explorer.METRICS:
+        assert np.all(np.isfinite(grid[metric])), metric
+
+
+@FEW
+@given(grid_axes())
+def test_explorer_threads_needed_over_its_domain(axes):
+    axes = {k: v for k, v in axes.items() if k != "threads"}
+    sizing_ = call(lambda **a: explorer.threads_needed(**a), axes, GRID_NAMES)
+    if sizing_ is None:
+        return
+    top = np.minimum(sizing_["clients"], sizing_["capacity"])
+    assert np.all((1 <= sizing_["model_threads"]) & (sizing_["model_threads"] <= top))
+    for column in ("mean_busy_threads", "response_time_unlimited", "response_time_model"):
+        assert np.all(np.isfinite(sizing_[column])), column
+
+
+# --- batches equal single calls (property tests)
+
+
+AXIS = st.lists(st.integers(1, 40), min_size=1, max_size=3, unique=True).map(sorted)
+TIME_AXIS = st.lists(times(zero=True), min_size=1, max_size=2, unique=True).map(sorted)
+
+
+@settings(BATCH, max_examples=15)
+@given(AXIS, AXIS, AXIS, TIME_AXIS, st.lists(times(), min_size=1, max_size=2, unique=True)
+       .map(sorted), st.sampled_from(["fes", "exact"]))
+def test_explorer_grid_batch_equals_single(clients, capacity, threads, cpu, think, method):
+    """Every row of a what-if grid is the model solved at that configuration alone."""
+    wait = [0.05]
+    grid = explorer.build_grid(clients=clients, capacity=capacity, threads=threads, cpu_time=cpu,
+                               wait_time=wait, think_time=think, method=method)
+    for row in grid.head(12).itertuples():
+        single = thread_pool(clients=row.clients, capacity=row.capacity, threads=row.threads,
+                             cpu_time=row.cpu_time,
+                             wait_time=row.wait_time, think_time=row.think_time, method=method)
+        for metric in explorer.METRICS:
+            assert getattr(row, metric) == getattr(single, metric) + 0.0, metric
+
+
+@settings(BATCH, max_examples=10)
+@given(AXIS, AXIS, TIME_AXIS, st.lists(times(), min_size=1, max_size=2, unique=True)
+       .map(sorted))
+def test_explorer_threads_needed_batch_equals_single(clients, capacity, cpu, think):
+    """Every row of threads_needed is the answer for that configuration alone (the bisection
+    of each row does not depend on the others)."""
+    sizing = explorer.threads_needed(clients=clients, capacity=capacity, cpu_time=cpu,
+                                     wait_time=[0.05], think_time=think)
+    for row in sizing.head(8).itertuples(index=False):
+        alone = explorer.threads_needed(clients=row.clients, capacity=row.capacity,
+                                        cpu_time=row.cpu_time, wait_time=row.wait_time,
+                                        think_time=row.think_time)
+        assert tuple(alone.iloc[0]) == tuple(row)
+
+
+# --- the starting rule ------------------------------------------------------------------------
+
+@given(st.integers(1, 2**53), st.fractions(0, 100).filter(lambda p: p > 0))
+def test_threads_at_share_rounds_the_exact_share_up(clients, percent):
+    threads = explorer.threads_at_share(clients=clients, percent=percent)
+    assert threads >= 1 and threads - 1 < max(clients * percent / 100, 1) <= threads
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"clients": 0, "percent": Fraction(10)}, "clients"),
+    ({"clients": 2**53 + 1, "percent": Fraction(10)}, "clients"),
+    ({"clients": 10, "percent": Fraction(0)}, "percent"),
+    ({"clients": 10, "percent": 10.0}, "percent"),
+    ({"clients": 10, "percent": Fraction(101)}, "percent")])
+def test_threads_at_share_refuses_bad_input_naming_it(kwargs, name):
+    with pytest.raises(ValueError, match=f"^{name} must be"):
+        explorer.threads_at_share(**kwargs)
+
+
+def test_the_rule_column_uses_the_share_the_article_states(small_sizing):
+    share = Fraction(stated.value(*explorer.RULE_SHARE))
+    assert small_sizing["rule_threads"].tolist() == [
+        explorer.threads_at_share(clients=int(k), percent=share) for k in small_sizing["clients"]]

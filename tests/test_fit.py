@@ -8,13 +8,11 @@ nominal coverage, fewer than 8 of 10 would happen with probability 1.2 %.
 
 from __future__ import annotations
 
-import doctest
 import math
 
 import numpy as np
 import pytest
 
-import queuetune.fit
 from queuetune import mm1bk
 from queuetune.fit import (
     compare,
@@ -268,8 +266,3 @@ def test_fit_mm1bk_rejects_all_equal_clients_and_too_few_points():
 def test_fit_usl_rejects_bad_inputs(cpus, speedup, match):
     with pytest.raises(ValueError, match=match):
         fit_usl(cpus=cpus, speedup=speedup)
-
-
-def test_docstring_example_runs():
-    failures, tried = doctest.testmod(queuetune.fit)
-    assert tried > 0 and failures == 0

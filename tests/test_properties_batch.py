@@ -6,18 +6,14 @@ however the work is cut up (the solvers' block and chunk sizes are drawn too).""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
-from property_domain import counts, times
+from property_domain import BATCH, counts, times
 from reference import FINITE_SOURCE_METRICS, THREAD_POOL_METRICS
 
-from queuetune import explorer, mm1bk, thread_pool
-from queuetune.documents.domino_keepalive import amortization
+from queuetune import mm1bk, thread_pool
 from queuetune.models import birth_death
 
-BATCH = settings(max_examples=100, deadline=None, derandomize=True,
-                 suppress_health_check=[HealthCheck.too_slow,
-                                        HealthCheck.function_scoped_fixture])
 CUTS = st.tuples(st.sampled_from([1, 3, 64, 1 << 15]), st.sampled_from([1, 2, 512, 10**9]),
                  st.sampled_from([1, 5, 1 << 16]))
 
@@ -96,58 +92,3 @@ def test_thread_pool_batch_equals_single(configs, method):
                         thread_overhead=theta[keep], pool_overhead=phi[keep], method=method)
     for row, i in enumerate(keep):
         _same(batch, singles[i], THREAD_POOL_METRICS, row)
-
-
-# --------------------------------------------------------------------------- calculators
-
-
-@settings(BATCH, max_examples=80)
-@given(st.lists(counts(), min_size=1, max_size=30),
-       st.one_of(times(zero=True), times().map(lambda t: -t)), times(zero=True),
-       st.integers(1, 10**6), st.integers(1, 10**6),
-       st.lists(st.tuples(times(), times()), min_size=1, max_size=30), times())
-def test_amortization_batch_equals_single(ns, t_request, t_setup, threads, per_thread,
-                                          runs, time_wait):
-    """time_per_request and connections_opened over many n, and time_wait_sockets over many
-    runs, equal the calls with one n or one run each."""
-    batch = amortization.time_per_request(ns, t_request, t_setup)
-    opened = amortization.connections_opened(threads, per_thread, ns)
-    for i, n in enumerate(ns):
-        assert batch[i] == amortization.time_per_request(n, t_request, t_setup)
-        assert opened[i] == amortization.connections_opened(threads, per_thread, n)
-    connections, run_time = (list(c) for c in zip(*runs, strict=True))
-    waiting = amortization.time_wait_sockets(connections, run_time, time_wait)
-    for i, (c, r) in enumerate(runs):
-        assert waiting[i] == amortization.time_wait_sockets(c, r, time_wait)
-
-
-AXIS = st.lists(st.integers(1, 40), min_size=1, max_size=3, unique=True).map(sorted)
-TIME_AXIS = st.lists(times(zero=True), min_size=1, max_size=2, unique=True).map(sorted)
-
-
-@settings(BATCH, max_examples=15)
-@given(AXIS, AXIS, AXIS, TIME_AXIS, st.lists(times(), min_size=1, max_size=2, unique=True)
-       .map(sorted), st.sampled_from(["fes", "exact"]))
-def test_explorer_grid_batch_equals_single(clients, capacity, threads, cpu, think, method):
-    """Every row of a what-if grid is the model solved at that configuration alone."""
-    wait = [0.05]
-    grid = explorer.build_grid(clients, capacity, threads, cpu, wait, think, method=method)
-    for row in grid.head(12).itertuples():
-        single = thread_pool(clients=row.clients, capacity=row.capacity, threads=row.threads,
-                             cpu_time=row.cpu_time,
-                             wait_time=row.wait_time, think_time=row.think_time, method=method)
-        for metric in explorer.METRICS:
-            assert getattr(row, metric) == getattr(single, metric) + 0.0, metric
-
-
-@settings(BATCH, max_examples=10)
-@given(AXIS, AXIS, TIME_AXIS, st.lists(times(), min_size=1, max_size=2, unique=True)
-       .map(sorted))
-def test_explorer_threads_needed_batch_equals_single(clients, capacity, cpu, think):
-    """Every row of threads_needed is the answer for that configuration alone (the bisection
-    of each row does not depend on the others)."""
-    sizing = explorer.threads_needed(clients, capacity, cpu, [0.05], think)
-    for row in sizing.head(8).itertuples(index=False):
-        alone = explorer.threads_needed(row.clients, row.capacity, row.cpu_time, row.wait_time,
-                                        row.think_time)
-        assert tuple(alone.iloc[0]) == tuple(row)

@@ -137,3 +137,71 @@ def test_figure_statements_without_numbers_and_unknown_figures():
     assert frame is None and note.startswith(f"**{silent}, ")
     with pytest.raises(ValueError, match="figure_id must be one of"):
         stated.figure_statements(DOC, "DC-F99")
+
+
+# --- the whole text or nothing (property tests) ------------------------------------------------
+
+from decimal import Decimal  # noqa: E402
+
+from hypothesis import assume, given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from property_domain import SEEDED  # noqa: E402
+
+#: Numerals as documents print them: integers (with or without thousands commas) and decimals.
+INTEGERS = st.integers(0, 2**53)
+NUMERALS = st.one_of(
+    INTEGERS.map(str),
+    INTEGERS.map("{:,}".format),
+    st.decimals(0, 10**12, places=3, allow_nan=False, allow_infinity=False).map(str),
+)
+#: Text glued to a number that does not make another number of it: no digit, no space, no
+#: separator, and not the factor mark "x".
+JUNK = st.text(st.characters(exclude_categories=["Nd", "Zs", "Cc"], exclude_characters="xX,.+-"),
+               min_size=1, max_size=4)
+
+
+@SEEDED
+@given(NUMERALS)
+def test_every_numeral_is_read_whole(numeral):
+    assert stated.parse_number(numeral) == float(Decimal(numeral.replace(",", "")))
+
+
+@SEEDED
+@given(NUMERALS, JUNK, st.booleans())
+def test_a_numeral_with_anything_glued_to_it_is_refused(numeral, junk, before):
+    """No parser reads the number out of part of the text: "12a", "a12", "12 %" are refused,
+    naming the whole text."""
+    text = junk + numeral if before else numeral + junk
+    assume(text.strip().lower() not in stated._WORDS)
+    for parse in (stated.parse_number, stated.parse_count, stated.parse_span):
+        with pytest.raises(ValueError, match="^text "):
+            parse(text)
+
+
+@SEEDED
+@given(st.integers(-(10**40), 10**40), st.sampled_from(["", " thousand", " million", "X"]))
+def test_parse_count_is_exact_at_any_size(n, suffix):
+    multiplier = {"": 1, " thousand": 10**3, " million": 10**6, "X": 1}[suffix]
+    assert stated.parse_count(f"{n}{suffix}") == n * multiplier
+    assert stated.parse_count(f"{n:,}{suffix}") == n * multiplier
+
+
+@SEEDED
+@given(st.integers(0, 2**52 - 1).map(lambda k: 2**53 + 2 * k + 1))
+def test_parse_number_refuses_a_whole_number_a_float_cannot_hold(n):
+    """Odd numbers between 2**53 and 2**54 have no float64: parse_number would round them."""
+    with pytest.raises(ValueError, match="above 2\\*\\*53.*parse_count"):
+        stated.parse_number(str(n))
+
+
+@SEEDED
+@given(st.integers(0, 10**6), st.integers(1, 999))
+def test_parse_count_refuses_a_number_that_is_not_whole(whole, thousandths):
+    with pytest.raises(ValueError, match="is not a whole number"):
+        stated.parse_count(f"{whole}.{thousandths:03d}")
+
+
+def test_count_reads_a_stated_count_exactly():
+    assert stated.count("domino-curves", "dangerous_disk_queue_length") == 2  # printed "two"
+    assert stated.count("iplanet-tuning", "rqthrottle", figure_id="IP-F14") == int(
+        stated.number("iplanet-tuning", "rqthrottle", figure_id="IP-F14"))

@@ -130,8 +130,17 @@ def as_integer(
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(arr) | (arr != np.floor(arr)) | (arr < minimum)
     _refuse(raw, bad, name, allowed)
-    _refuse(raw, arr > maximum, name, f"an integer between {minimum} and {maximum}")
+    _refuse(raw, _above(raw, arr, maximum), name, f"an integer between {minimum} and {maximum}")
     return arr.astype(np.int64)
+
+
+def _above(raw: np.ndarray, arr: np.ndarray, top: float) -> np.ndarray:
+    """Where a value exceeds ``top``, compared as given: an integer (Python, NumPy or in an
+    object array) is compared exactly, not through its float64, which rounds 2**53 + 1 down to
+    2**53 and would let it through as 2**53."""
+    if raw.dtype.kind in "iuO":
+        return np.asarray(raw > top, dtype=bool)
+    return arr > top
 
 
 def as_scalar_integer(
@@ -211,7 +220,8 @@ def as_series(values: Any, name: str, *, low: float = 0.0, low_open: bool = True
     if arr.ndim != 1:
         raise ValueError(f"{name} must be {allowed}, got an array of shape {arr.shape}")
     with np.errstate(invalid="ignore"):
-        bad = ~np.isfinite(arr) | ((arr <= low) if low_open else (arr < low)) | (arr > top)
+        bad = ~np.isfinite(arr) | ((arr <= low) if low_open else (arr < low))
+        bad |= _above(raw, arr, top) if integer else arr > top
         if integer:
             bad |= arr != np.floor(arr)
     if bad.any():
@@ -290,12 +300,15 @@ def integer(value: Any, name: str, *, low: int = 0, high: float = math.inf,
     """``value`` as an int in [low, high], else ``ValueError`` naming ``name``.
 
     Like :func:`as_integer`, a whole-valued float (3.0) counts as an integer; 3.5 does not.
+    A float above :data:`MAX_INTEGER` in size does not either: a float that large holds only
+    every second integer or fewer, so it may already be a rounded count (pass an int).
     """
     allowed = _interval(low, high, False, False, unit)
     whole = isinstance(value, Real) and not isinstance(value, bool | np.bool_)
     if whole and not isinstance(value, int | np.integer):
         try:
-            whole = math.isfinite(float(value)) and float(value).is_integer()
+            whole = (math.isfinite(float(value)) and float(value).is_integer()
+                     and abs(float(value)) <= MAX_INTEGER)
         except OverflowError:
             whole = False
     if not whole or not low <= int(value) <= high:

@@ -17,7 +17,7 @@ an overhead constant, a request time for a simulation) is not one of them: a res
 on it is the book's analysis, shown in the evidence, never the ground of a verdict.
 
 Checks for each document live in its home, ``queuetune/documents/<document>/claims.py``, and
-register when the document's package is imported (:func:`queuetune.documents.load_all`, done
+register when the document's package is imported (:func:`queuetune.homes.load_all`, done
 here before any look-up).
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import data
+from . import data, homes
 
 __all__ = ["DEFINITIONS", "NOTHING_TESTED", "UNTESTED_MARK", "VERDICTS", "Finding", "check",
            "evidence_problems", "findings", "registered", "run", "values_table"]
@@ -113,10 +113,15 @@ class _Check:
 
 
 _REGISTRY: dict[str, _Check] = {}
+# An inventory ID of a claim, rule or check, read whole: "DT-C2", "IP-C10".
+_CLAIM_ID = re.compile(r"(?P<prefix>[A-Z]{2})-C(?P<number>[0-9]+)")
 
 
 def check(id: str, *, document: str, statement: str):  # noqa: A002 - the inventory's word
-    """Register ``func() -> (verdict, evidence, values)`` as the check of claim ``id``."""
+    """Register ``func() -> (verdict, evidence, values)`` as the check of claim ``id`` (an
+    inventory ID such as ``"DT-C2"``)."""
+    if not isinstance(id, str) or _CLAIM_ID.fullmatch(id) is None:
+        raise ValueError(f"id must be a claim's inventory ID such as 'DT-C2', got {id!r}")
 
     def register(func):
         if id in _REGISTRY:
@@ -129,9 +134,7 @@ def check(id: str, *, document: str, statement: str):  # noqa: A002 - the invent
 
 def registered(document: str | None = None) -> list[str]:
     """IDs with a check, in the book's order (optionally of one document)."""
-    from . import documents  # the homes register their checks on import
-
-    documents.load_all()
+    homes.load_all()  # the homes register their checks on import
     checks = [c for c in _REGISTRY.values() if document in (None, c.document)]
     return [c.id for c in sorted(checks, key=_order)]
 
@@ -140,7 +143,7 @@ def _order(entry: _Check) -> tuple[int, int]:
     """Documents in the book's order, then claims by number (DT-C2 before DT-C10)."""
     order = data.documents()
     rank = order.index(entry.document) if entry.document in order else len(order)
-    return rank, int("".join(ch for ch in entry.id.rpartition("-")[2] if ch.isdigit()))
+    return rank, int(_CLAIM_ID.fullmatch(entry.id)["number"])
 
 
 def run(id: str) -> Finding:  # noqa: A002

@@ -7,7 +7,8 @@ computed beforehand:
   connection-queue capacity, threads, CPU time, wait time and think time, as a tidy table;
 * :func:`threads_needed` - for every combination of clients, capacity, CPU, wait and think
   time, three answers to "how many threads?": the 10 % starting rule of the 1998 Domino
-  article (:func:`queuetune.documents.domino_threads.rules.domino_initial_threads`), the
+  article (:func:`threads_at_share` of its stated share, as
+  :func:`queuetune.documents.domino_threads.rules.domino_initial_threads` computes it), the
   peak-threads rule (a high percentile of the number of busy threads when the pool is not the
   limit) and the model's answer (the smallest pool whose response time is within a tolerance
   of an unlimited pool's, at this load and every smaller one).
@@ -44,20 +45,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import as_choice, as_integer, as_scalar_integer, as_time
+from . import stated
+from ._validation import MAX_INTEGER, as_choice, as_integer, as_scalar_integer, as_time, integer
 from .data import results_dir
-from .documents.domino_threads import rules
 from .models import thread_pool
 from .models.thread_pool_server import TIME_RANGE, estimated_seconds
 
 __all__ = [
     "at_settings",
+    "RULE_SHARE",
+    "threads_at_share",
     "in_milliseconds",
     "rule_against_model",
     "AXES",
@@ -93,6 +97,10 @@ MAX_CONFIGURATIONS = 200_000
 #: Largest estimated time of one call of :func:`build_grid` or :func:`threads_needed`, in
 #: seconds on a 2-core machine (the estimate of every solve of the call, added up).
 MAX_SECONDS = 10.0
+#: The starting rule the explorer compares with the model: the share of the clients (in %)
+#: that the 1998 Domino article starts the thread pool at, as the article states it
+#: (document and quantity of its ``stated_values``).
+RULE_SHARE = ("domino-threads", "starting_threads_share_of_web_users")
 # Configurations per call of thread_pool (bounds the zero-padded probabilities array).
 _CHUNK = 4096
 _METHODS = ("fes", "exact")
@@ -151,13 +159,13 @@ def _solve(K, B, T, cpu, wait, Z, method: str):
 
 
 def build_grid(
+    *,
     clients: Any = CLIENTS,
     capacity: Any = CAPACITY,
     threads: Any = THREADS,
     cpu_time: Any = CPU_TIME,
     wait_time: Any = WAIT_TIME,
     think_time: Any = THINK_TIME,
-    *,
     method: str = "fes",
 ) -> pd.DataFrame:
     """The thread-limited server solved at every combination of the six axes.
@@ -209,12 +217,12 @@ def build_grid(
 
 
 def threads_needed(
+    *,
     clients: Any = CLIENTS,
     capacity: Any = CAPACITY,
     cpu_time: Any = CPU_TIME,
     wait_time: Any = WAIT_TIME,
     think_time: Any = THINK_TIME,
-    *,
     tolerance: float = 0.10,
     percentile: float = 99.0,
     method: str = "fes",
@@ -222,7 +230,7 @@ def threads_needed(
     """Three answers to "how many threads?" at every combination of the five axes.
 
     * ``rule_threads``: the 10 % starting rule of the Domino article, ten threads per hundred
-      clients rounded up (:func:`queuetune.documents.domino_threads.rules.domino_initial_threads`);
+      clients rounded up (:func:`threads_at_share` of the share :data:`RULE_SHARE` names);
     * ``peak_threads``: the peak-threads rule - set the pool to the peak number of busy
       threads. The peak is the ``percentile``-th percentile of the number of busy threads when
       the pool is not the limit (``threads = min(clients, capacity)``, where every admitted
@@ -308,7 +316,8 @@ def threads_needed(
                        Z[raised], method)
         r_model[raised] = np.concatenate([np.atleast_1d(r.response_time) for r in parts])
 
-    rule = {int(k): rules.domino_initial_threads(int(k)) for k in axes["clients"]}
+    share = Fraction(stated.value(*RULE_SHARE))
+    rule = {int(k): threads_at_share(clients=int(k), percent=share) for k in axes["clients"]}
     frame = pd.DataFrame({
         "clients": K, "capacity": B, "cpu_time": cpu, "wait_time": wait, "think_time": Z,
         "rule_threads": pd.Series(K).map(rule).to_numpy(np.int64),
@@ -320,6 +329,22 @@ def threads_needed(
         "response_time_model": r_model,
     })
     return frame
+
+
+def threads_at_share(*, clients: int, percent: Fraction) -> int:
+    """``percent`` % of ``clients`` as a pool of threads, rounded *up* to a whole thread (so that
+    the pool never starts empty): the starting rule of the 1998 Domino article at its share.
+
+    ``clients``: an integer in [1, 2**53]; ``percent``: an exact share in (0, 100] (a
+    :class:`~fractions.Fraction`, so that 12.3 % is 123/1000 and not its binary neighbour).
+
+    >>> threads_at_share(clients=25, percent=Fraction(10))
+    3
+    """
+    clients = integer(clients, "clients", low=1, high=MAX_INTEGER)
+    if not isinstance(percent, Fraction) or not 0 < percent <= 100:
+        raise ValueError(f"percent must be a Fraction in (0, 100], got {percent!r}")
+    return max(1, math.ceil(clients * percent / 100))
 
 
 def _percentile(probabilities: np.ndarray, percentile: float) -> np.ndarray:

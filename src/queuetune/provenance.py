@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 
 from . import data as _data
+from . import homes
 
 __all__ = [
     "FRAGMENT_SEPARATOR",
@@ -125,11 +126,9 @@ def excerpt_fragments(text: str) -> list[str]:
 
 def parse_excerpt(document: str, name: str) -> pd.DataFrame:
     """Parse a table's excerpt with its registered parser into a DataFrame of strings."""
-    from . import documents  # the home of a document registers its own parsers
-
     resource = _data.describe(document, name)
     if document in _data.documents():
-        documents.load(document)
+        homes.load(document)  # the home of a document registers its own parsers
     options = dict(resource["source"]["parser"])
     parser_name = options.pop("name")
     if parser_name not in PARSERS:

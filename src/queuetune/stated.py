@@ -18,18 +18,25 @@ A quantity stated in several sentences has one row per sentence; ``inventory_id=
     [1.0, 2.0, 4.0, 8.0]
     >>> stated.number("iplanet-tuning", "rqthrottle", figure_id="IP-F14")
     128.0
+
+A count (users, threads, CPUs) is read exactly as an ``int`` with :func:`count`, which refuses a
+printed number that is not whole (``int(number(...))`` would cut "2.5" to 2)::
+
+    >>> stated.count("iplanet-tuning", "rqthrottle", figure_id="IP-F14")
+    128
 """
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal, localcontext
 
 import pandas as pd
 
 from . import data
 
-__all__ = ["table", "rows", "row", "value", "number", "numbers", "unit", "sentence",
-           "figure_statements", "parse_number", "parse_span"]
+__all__ = ["table", "rows", "row", "value", "number", "numbers", "count", "unit", "sentence",
+           "figure_statements", "parse_number", "parse_count", "parse_span"]
 
 # Number words as the documents spell them (a lexicon, not data of any document).
 _WORDS = {
@@ -38,9 +45,12 @@ _WORDS = {
     "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
     "nineteen": 19, "twenty": 20,
 }
-_NUMERAL = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?$")
+# A printed numeral, read whole (re.fullmatch): "65", ".025", "1,200", "-3.5".
+_NUMERAL = re.compile(r"[+-]?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?", re.ASCII)
 # "1.8 million": a numeral followed by one of these words.
-_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+# Every integer up to this is exact in a float (2**53).
+_EXACT_FLOAT_INTEGER = 2**53
 
 
 def table(document: str) -> pd.DataFrame:
@@ -117,6 +127,16 @@ def number(document: str, quantity: str, **where: str) -> float:
     return found[0]
 
 
+def count(document: str, quantity: str, **where: str) -> int:
+    """The stated number read exactly as a whole number (see :func:`parse_count`);
+    ``ValueError`` if it is not whole or the sentences stating ``quantity`` differ."""
+    found = sorted({parse_count(str(v)) for v in rows(document, quantity, **where)["value"]})
+    if len(found) != 1:
+        raise ValueError(f"quantity {quantity!r} is stated with {len(found)} values in "
+                         f"{document!r}: {found}")
+    return found[0]
+
+
 def figure_statements(document: str, figure_id: str) -> tuple[str, pd.DataFrame | None]:
     """What a chapter shows about one figure of ``document``: its status note (Markdown) and
     the numbers the text states about it, grouped by the sentence stating them (``None`` when
@@ -142,25 +162,68 @@ def figure_statements(document: str, figure_id: str) -> tuple[str, pd.DataFrame 
 
 def parse_number(text: str) -> float:
     """A printed number as a float: "65", ".025", "1,200", a word such as "two", a numeral
-    with a multiplier word ("1.8 million") or a factor ("2X").
+    with a multiplier word ("1.8 million") or a factor ("2X"). The whole text must be the
+    number: "65 %" or "12a" raise ``ValueError``.
 
     Ranges and other forms ("5-600", "15 to 20") raise ``ValueError``: read them with
-    :func:`parse_span` or keep them as printed.
+    :func:`parse_span` or keep them as printed. So does a whole number above 2**53, which a
+    float cannot hold exactly (read it with :func:`parse_count`).
     """
+    numeral, multiplier = _split_number(text)
+    if numeral in _WORDS:
+        return float(_WORDS[numeral] * multiplier)
+    exact = _exact(numeral, multiplier)
+    if exact == exact.to_integral_value() and abs(exact) > _EXACT_FLOAT_INTEGER:
+        raise ValueError(f"text {text!r} is a whole number above 2**53, which a float cannot "
+                         f"hold exactly: read it with parse_count")
+    return float(exact)
+
+
+def parse_count(text: str) -> int:
+    """A printed whole number as an exact int: "50", "1,200", "two", "2 million", "3X"
+    (any size: no float in between). A number that is not whole ("2.5") raises
+    ``ValueError``, like every text :func:`parse_number` refuses.
+
+    >>> parse_count("9,007,199,254,740,993")
+    9007199254740993
+    """
+    numeral, multiplier = _split_number(text)
+    if numeral in _WORDS:
+        return _WORDS[numeral] * multiplier
+    exact = _exact(numeral, multiplier)
+    if exact != exact.to_integral_value():
+        raise ValueError(f"text {text!r} is not a whole number (it reads as {exact})")
+    return int(exact)
+
+
+def _split_number(text: str) -> tuple[str, int]:
+    """(numeral or number word, multiplier) of a printed number, the whole text read; else
+    ``ValueError`` naming the text."""
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, got {type(text).__name__}")
     cleaned = text.strip().lower()
     words = cleaned.split()
-    if len(words) == 2 and words[1] in _MULTIPLIERS and _NUMERAL.match(words[0]):
-        return parse_number(words[0]) * _MULTIPLIERS[words[1]]
-    if cleaned.endswith("x") and _NUMERAL.match(cleaned[:-1]) and cleaned[:-1]:
-        return parse_number(cleaned[:-1])
-    if cleaned in _WORDS:
-        return float(_WORDS[cleaned])
-    if cleaned and cleaned not in {".", "+", "-"} and _NUMERAL.match(cleaned) and any(
-            ch.isdigit() for ch in cleaned):
-        return float(cleaned.replace(",", ""))
+    multiplier = 1
+    if len(words) == 2 and words[1] in _MULTIPLIERS and _is_numeral(words[0]):
+        cleaned, multiplier = words[0], _MULTIPLIERS[words[1]]
+    elif cleaned.endswith("x") and _is_numeral(cleaned[:-1]):
+        cleaned = cleaned[:-1]
+    if cleaned in _WORDS or _is_numeral(cleaned):
+        return cleaned, multiplier
     raise ValueError(f"text {text!r} is not a single printed number (digits or a number word)")
+
+
+def _exact(numeral: str, multiplier: int) -> Decimal:
+    """The numeral times the multiplier, exactly (a decimal with as many digits as it needs)."""
+    digits = numeral.replace(",", "")
+    with localcontext() as context:
+        context.prec = len(digits) + 12  # room for the multiplier's zeros: nothing rounds
+        return Decimal(digits) * multiplier
+
+
+def _is_numeral(text: str) -> bool:
+    """``text`` is a numeral whole, with at least one digit (not ".", "+" or "")."""
+    return _NUMERAL.fullmatch(text) is not None and any(ch in "0123456789" for ch in text)
 
 
 def parse_span(text: str) -> tuple[float, float]:

@@ -151,7 +151,10 @@ def status_table(root: Path | None = None) -> pd.DataFrame:
     frame.insert(1, "kind", frame["id"].str.extract(r"-([A-Z])\d+$")[0].map(_KINDS))
     frame["where"] = [where.get(i, "") for i in frame["id"]]
     frame["remeasured"] = [where.get(f"{REMEASURED}:{i}", "") for i in frame["id"]]
-    key = frame["id"].str.extract(r"^([A-Z]{2})-([A-Z])(\d+)$")
+    key = frame["id"].str.extract(r"\A([A-Z]{2})-([A-Z])([0-9]+)\Z")
+    unread = frame["id"][key.isna().any(axis=1)].tolist()
+    if unread:
+        raise ValueError(f"inventory IDs must read 'XX-K<number>' (e.g. 'DT-T3'), got {unread}")
     prefixes = [data.prefix(d) for d in data.documents()]
     order = (key[0].map(prefixes.index).astype(str) + key[1].map(KIND_ORDER.index).astype(str)
              + key[2].astype(int).map("{:04d}".format))

@@ -6,6 +6,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from property_domain import (
+    CALC,
+    call,
+)
 
 from queuetune.chapters import text
 
@@ -70,3 +76,22 @@ def test_signed_percent_decimals():
     assert text.signed_percent(-1e-4, 1) == "0.0%"
     with pytest.raises(ValueError, match="decimals must be an integer >= 0"):
         text.signed_percent(0.5, -1)
+
+
+# --- over the whole domain (property tests): chapter helpers
+
+
+@CALC
+@given(st.one_of(st.floats(), st.integers(-10**20, 10**20),
+                 st.sampled_from([10**400, "1", None, True, 1j])),
+       st.one_of(st.integers(0, 17), st.sampled_from([18, 10**9, -1, 2.0, True, "3"])))
+def test_chapter_text_over_its_domain(value, digits):
+    number = not isinstance(value, bool | str | complex) and value is not None and (
+        not isinstance(value, int) or abs(value) < 1e308)
+    for function, name, low in ((text.significant, "digits", 1),
+                                (text.signed_percent, "decimals", 0)):
+        count = not isinstance(digits, bool) and isinstance(digits, int) and low <= digits <= 17
+        written = call(function, {"value": value, name: digits}, ["value", name])
+        assert (written is not None) == (number and count), (value, digits)
+        if written is not None:
+            assert isinstance(written, str) and len(written) < 400

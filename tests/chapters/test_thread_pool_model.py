@@ -8,9 +8,18 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from property_domain import (
+    FEW,
+    call,
+    times,
+)
 
 from queuetune import data, mm1bk, stated, thread_pool
+from queuetune._validation import MAX_INTEGER
 from queuetune.chapters import thread_pool_model as tpm
+from queuetune.chapters.thread_pool_model import sweep
 
 Z, CPU, WAIT = 4.0, 0.07, 0.07
 
@@ -122,3 +131,22 @@ def test_error_spread_gives_the_quantiles_of_both_errors():
     assert spread["X: max"] == "2.00%"
     with pytest.raises(ValueError, match="at least one"):
         tpm.error_spread(frame.iloc[:0])
+
+
+# --- over the whole domain (property tests)
+
+
+@FEW
+@given(st.lists(st.integers(1, 12), min_size=1, max_size=3, unique=True),
+       st.lists(st.one_of(st.integers(1, 12), st.sampled_from([MAX_INTEGER])), min_size=1,
+                max_size=2, unique=True),
+       st.lists(st.integers(1, 6), min_size=1, max_size=2, unique=True),
+       times(zero=True), times(), times())
+def test_thread_pool_sweep_over_its_domain(clients, queues, pools, cpu, wait, think):
+    frame = call(sweep, {"clients": sorted(clients), "queues": queues, "threads": pools,
+                         "cpu_time": cpu, "wait_time": wait, "think_time": think},
+                 ["clients", "queues", "threads"])
+    if frame is None:
+        return
+    for column in ("throughput", "response_time", "refused", "busy_threads", "utilization"):
+        assert np.all(np.isfinite(frame[column])), column

@@ -14,17 +14,17 @@ from queuetune.fit.queueing import MAX_PROFILED_THREADS, interpolated
 CLIENTS = np.array([2, 4, 8, 12, 16, 24, 32, 48])
 
 
-def _pool(clients, threads, **extra):
+def _pool(clients, threads, method="exact", **extra):
     return thread_pool(clients=clients, capacity=60, threads=threads, cpu_time=0.02,
-                       wait_time=0.08, think_time=0.5, method="exact", **extra)
+                       wait_time=0.08, think_time=0.5, method=method, **extra)
 
 
 def test_the_thread_count_is_profiled_like_the_capacity():
-    truth = _pool(CLIENTS, 4)
+    truth = _pool(CLIENTS, 4, method="fes")
     fit = fit_thread_pool(clients=CLIENTS, response_time=truth.response_time,
                           throughput=truth.throughput, capacity=60, threads=None,
                           thread_range=(1, 12), free=("cpu_time", "wait_time"),
-                          fixed={"think_time": 0.5}, method="exact", intervals="none")
+                          fixed={"think_time": 0.5}, intervals="none", verify=False)
     assert fit.threads == 4 and fit.estimates["threads"] == 4
     low, high = fit.intervals["threads"]
     assert low <= 4 <= high
@@ -43,6 +43,9 @@ def test_a_thread_range_beyond_the_limit_is_refused_with_the_way_out():
         fit_thread_pool(clients=CLIENTS * 100, response_time=truth.response_time,
                         capacity=10**4, threads=None,
                         thread_range=(1, MAX_PROFILED_THREADS + 10), intervals="none")
+    with pytest.raises(ValueError, match="MAX_PROFILE_SECONDS.*narrower thread_range"):
+        fit_thread_pool(clients=CLIENTS * 10, response_time=truth.response_time,
+                        capacity=600, threads=None, thread_range=(1, 150), intervals="none")
     with pytest.raises(ValueError, match="thread_range must be None"):
         fit_thread_pool(clients=CLIENTS, response_time=truth.response_time, capacity=60,
                         threads=4, thread_range=(1, 5), intervals="none")

@@ -11,6 +11,7 @@ functions accept, including their bounds.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from hypothesis import HealthCheck, event, settings
@@ -20,6 +21,10 @@ from queuetune._validation import MAX_INTEGER
 
 #: Seeded, without deadline: the settings the calculators' property tests start from.
 SEEDED = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+#: Seeded, without deadline, for tests that compare a batch with single calls.
+BATCH = settings(max_examples=100, deadline=None, derandomize=True,
+                 suppress_health_check=[HealthCheck.too_slow,
+                                        HealthCheck.function_scoped_fixture])
 LOW, HIGH = 1e-100, 1e100
 #: The bounds of the time range, just inside them, and ordinary values.
 TIME_EDGES = [LOW, HIGH, math.nextafter(LOW, 1.0), math.nextafter(HIGH, 0.0), 1.0, 0.14, 4.0]
@@ -27,7 +32,9 @@ TIME_EDGES = [LOW, HIGH, math.nextafter(LOW, 1.0), math.nextafter(HIGH, 0.0), 1.
 BAD_TIMES = [-1.0, math.nan, math.inf, -math.inf, 1e-101, 1.0000001e100, 5e-324, "0.1", None,
              True, [], 1 + 1j]
 #: Values refused as a count (an integer >= 1).
-BAD_COUNTS = [0, -3, 0.5, math.nan, math.inf, MAX_INTEGER + 2, 1e20, "40", None, True, []]
+# (MAX_INTEGER + 1 rounds to MAX_INTEGER as a float64: it must be refused, not rounded)
+BAD_COUNTS = [0, -3, 0.5, math.nan, math.inf, MAX_INTEGER + 1, MAX_INTEGER + 2, 1e20, "40", None,
+              True, []]
 
 
 class Refused:
@@ -112,3 +119,51 @@ def close(actual: float, expected: float, rel: float) -> bool:
     if abs(expected) < 1e-280:
         return abs(actual) < 1e-270
     return abs(actual - expected) <= rel * abs(expected)
+
+
+# --- the calculators of the source documents and the chapter helpers ----------------------
+
+CALC = settings(SEEDED, max_examples=100)
+FEW = settings(CALC, max_examples=25)
+F = Fraction
+
+#: Refused as a count of at least 1 (BAD_COUNTS) and beyond any float or C long.
+BAD_INTS = BAD_COUNTS + [10**400, 2**63]
+#: Refused as a count of at least 0.
+BAD_INTS_FROM_ZERO = [-1, 0.5, math.nan, math.inf, MAX_INTEGER + 1, MAX_INTEGER + 2, 1e20,
+                      10**400, "3", None, True]
+#: Refused as 0 or a magnitude in [1e-100, 1e100].
+BAD_AMOUNTS = [-1.0, math.nan, math.inf, -math.inf, 1e-101, 5e-324, 1.0000001e100, 1e308,
+               10**400, "1", None, True, [], 1 + 1j]
+#: Refused as a magnitude in [1e-100, 1e100] (BAD_TIMES, 0 and numbers beyond any float).
+BAD_MAGNITUDES = BAD_TIMES + [0.0, 1e308, 10**400]
+BAD_PERCENTS = [-1e-9, 100.0000001, math.nan, math.inf, 10**400, "50", None, True]
+
+
+def optional(bad_values):
+    """The refused values of a parameter whose None means its default."""
+    return [v for v in bad_values if v is not None]
+
+
+def drawn(draw, spec: dict) -> dict:
+    """Arguments drawn from ``{name: (valid strategy, refused values)}``, at most one refused."""
+    bad = refused_argument(draw, list(spec))
+    return {name: maybe_refused(draw, name, valid, refused, bad)
+            for name, (valid, refused) in spec.items()}
+
+
+def amounts():
+    """0 or a magnitude in [1e-100, 1e100]."""
+    return times(zero=True)
+
+
+def counts_from_zero():
+    return st.one_of(st.just(0), counts())
+
+
+def percents(low: float = 0.0, high: float = 100.0):
+    return st.one_of(st.floats(low, high), st.sampled_from([low, high, 50.0]))
+
+
+def exact(value) -> Fraction:
+    return F(value)

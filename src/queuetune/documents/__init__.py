@@ -11,33 +11,13 @@ The package of a document (its short name with ``_`` for ``-``: ``domino_threads
 * its calculators and analyses (``rules``, ``sizing``, ``fits``, ``region``, ...).
 
 Which documents exist comes from the data (:func:`queuetune.data.documents`); importing a
-document's package registers its claims checks and its parsers (:func:`load`).
+document's package registers its claims checks and its parsers (:func:`load`, defined in
+:mod:`queuetune.homes`).
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
-from .. import data
+# The loader lives in the data layer, which imports the homes by name (see queuetune.homes).
+from ..homes import load, load_all, module_name
 
 __all__ = ["module_name", "load", "load_all"]
-
-
-def module_name(document: str) -> str:
-    """The package of ``document``: ``queuetune.documents.domino_threads`` for
-    ``domino-threads``."""
-    return f"{__name__}.{document.replace('-', '_')}"
-
-
-def load(document: str) -> ModuleType:
-    """Import the home of one source document (registering its checks and parsers)."""
-    if document not in data.documents():
-        raise ValueError(f"unknown document {document!r}; available documents: "
-                         f"{data.documents()}")
-    return importlib.import_module(module_name(document))
-
-
-def load_all() -> list[ModuleType]:
-    """Import the home of every source document, in the book's order."""
-    return [load(document) for document in data.documents()]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+import edits
 import pytest
 
 from queuetune import data
@@ -18,7 +21,7 @@ def hardware():
 def test_hardware_reads_every_property_from_the_printed_text(hardware):
     systems = data.load(DOC, "system_configurations")
     printed = systems.pivot(index="system_number", columns="property", values="value")
-    assert len(hardware) == len(printed) == 5
+    assert len(hardware) == len(printed)
     for (name, row), (_, cells) in zip(hardware.iterrows(), printed.iterrows(), strict=True):
         # every number is in the printed cell it was read from, with its unit run into it
         assert f"{row['Clock (MHz)']}MHz" in cells["CPU"], name
@@ -42,3 +45,12 @@ def test_hardware_property_refuses_unknown_properties_and_unmatched_patterns():
         chapter.hardware_property("Colour", r"(\d+)")
     with pytest.raises(ValueError, match="does not match every 'CPU' cell"):
         chapter.hardware_property("CPU", r"(\d+)GHz")
+
+
+@pytest.mark.parametrize("printed", ["1.5MB", "512MB (ECC)", "about 512MB", "512 MB", "-512MB"])
+def test_hardware_property_refuses_a_cell_it_would_read_in_part(altered, printed):
+    """A cell the pattern does not match whole is refused, naming it: "1.5MB" is not 5 MB."""
+    altered("system_configurations",
+            edits.set_value("value", printed, system_number="1", property="Memory"))
+    with pytest.raises(ValueError, match=re.escape(repr(printed))):
+        chapter.hardware_property("Memory", r"([0-9]+)MB")

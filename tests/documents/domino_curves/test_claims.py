@@ -3,8 +3,12 @@ and on altered copies of them, so that each verdict is shown to follow from the 
 
 from __future__ import annotations
 
+import re
+
 import edits
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from queuetune import audit, stated
 from queuetune.documents.domino_curves import claims as dc
@@ -30,6 +34,21 @@ def test_processors_are_read_from_the_configuration_table():
 
 
 # -- DC-C1: "an over 50 percent gain" ---------------------------------------------------------
+
+@given(st.sampled_from(["One", "Two", "4"]), st.integers(1, 9999),
+       st.sampled_from(["Pentium Pro", "Pentium II"]))
+def test_cpu_description_reads_a_cell_whole(count, clock, model):
+    assert dc.cpu_description(f"{count} {clock}MHz {model}") == {
+        "processors": count, "clock_mhz": str(clock), "model": model}
+
+
+@given(st.integers(1, 9999), st.sampled_from(["1.5GHz", "200 MHz", "MHz", "-200MHz", "2.5MHz"]))
+def test_cpu_description_refuses_a_cell_it_would_read_in_part(clock, printed):
+    """Not "One" and a clock read from part of the cell: the whole cell, or ValueError."""
+    text = f"One {printed.replace('200', str(clock))} Pentium Pro"
+    with pytest.raises(ValueError, match=f"got {re.escape(repr(text))}"):
+        dc.cpu_description(text)
+
 
 def test_c1_percentages_both_ways_and_per_processor():
     values = audit.run("DC-C1").values

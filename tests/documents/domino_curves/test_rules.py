@@ -9,9 +9,27 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from property_domain import (
+    BAD_AMOUNTS,
+    BAD_INTS,
+    BAD_MAGNITUDES,
+    BAD_PERCENTS,
+    CALC,
+    amounts,
+    call,
+    close,
+    counts,
+    drawn,
+    exact,
+    maybe_refused,
+    percents,
+    times,
+    unwrap,
+)
 
 from queuetune import data, stated
 from queuetune.documents.domino_curves import rules
+from queuetune.documents.domino_curves import rules as curves
 
 DOC = "domino-curves"
 positive = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False)
@@ -155,3 +173,57 @@ def test_mm1_stretch():
 def test_mm1_stretch_refuses_full_or_bad_utilization(utilization):
     with pytest.raises(ValueError, match=r"^utilization_pct must be a number in \[0, 100"):
         rules.mm1_stretch(utilization)
+
+
+@CALC
+@given(st.data())
+def test_domino_curves_rules_over_their_domain(data):
+    draw = data.draw
+    arguments = drawn(draw, {"base": (times(), BAD_MAGNITUDES), "new": (amounts(), BAD_AMOUNTS)})
+    change = call(curves.percent_change, arguments, [])
+    if change is not None:
+        a, _ = unwrap(arguments)
+        want = 100 * (exact(a["new"]) - exact(a["base"])) / exact(a["base"])
+        assert math.isfinite(change) and close(change, want, 1e-12)
+
+    arguments = drawn(draw, {"total_processor_time_pct": (percents(), BAD_PERCENTS),
+                             "processors": (counts(), BAD_INTS)})
+    equivalents = call(curves.processor_equivalents, arguments, [])
+    if equivalents is not None:
+        a, _ = unwrap(arguments)
+        assert math.isfinite(equivalents)
+        assert close(equivalents, exact(a["total_processor_time_pct"]) / 100 * a["processors"],
+                     1e-12)
+
+    arguments = drawn(draw, {"cpu_pct": (percents(), BAD_PERCENTS),
+                             "ceiling_pct": (st.floats(0, 100, exclude_min=True),
+                                             BAD_PERCENTS + [0.0])})
+    headroom = call(curves.cpu_headroom, arguments, [])
+    if headroom is not None:
+        assert math.isfinite(headroom) and -100 <= headroom <= 100
+
+    arguments = drawn(draw, {"users": (times(), BAD_MAGNITUDES),
+                             "cpu_pct": (percents(1e-100), BAD_PERCENTS + [0.0, 5e-324]),
+                             "ceiling_pct": (percents(1e-100), BAD_PERCENTS + [0.0, 1e-300])})
+    users = call(curves.users_at_cpu_ceiling, arguments, [])
+    if users is not None:
+        a, _ = unwrap(arguments)
+        want = exact(a["users"]) * exact(a["ceiling_pct"]) / exact(a["cpu_pct"])
+        assert math.isfinite(users) and close(users, want, 1e-12)
+
+    arguments = {"response_time_s": maybe_refused(draw, "response_time_s", amounts(),
+                                                  BAD_AMOUNTS, draw(st.sampled_from(
+                                                      [None, None, "response_time_s"])))}
+    rating = call(curves.probe_rating, arguments, [])
+    if rating is not None:
+        bands = curves.probe_rating_bands()
+        seconds = unwrap(arguments)[0]["response_time_s"]
+        assert rating in [*bands["rating"], "over the guideline"]
+        assert (rating == "over the guideline") == (seconds > bands["high_s"].max())
+
+    u = draw(st.one_of(percents(0, math.nextafter(100, 0)), st.sampled_from(
+        [math.nextafter(100, 0), 100.0, -1.0, math.nan, 10**400, "50"])))
+    stretch = call(curves.mm1_stretch, {"utilization_pct": u}, ["utilization_pct"])
+    if stretch is not None:
+        assert math.isfinite(stretch) and stretch >= 1
+        assert close(stretch, 1 / (1 - exact(u) / 100), 1e-15)

@@ -7,6 +7,24 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from property_domain import (
+    BAD_INTS,
+    BAD_MAGNITUDES,
+    BATCH,
+    CALC,
+    FEW,
+    F,
+    call,
+    close,
+    counts,
+    exact,
+    maybe_refused,
+    refused_argument,
+    times,
+    unwrap,
+)
 from scipy import stats
 
 from queuetune.documents.domino_keepalive import amortization
@@ -189,3 +207,109 @@ def test_time_wait_sockets_by_littles_law():
         amortization.time_wait_sockets(100, 30, 0)
     with pytest.raises(ValueError, match="same length"):
         amortization.time_wait_sockets([1, 2, 3], [1, 2], 60)
+
+
+# --- over the whole domain (property tests): keep-alive
+
+
+def signed_times():
+    return st.one_of(times(zero=True), times().map(lambda t: -t),
+                     st.sampled_from([1e300, -1e300]))
+
+
+def count_or_counts():
+    return st.one_of(counts(), st.lists(counts(), min_size=1, max_size=5))
+
+
+@CALC
+@given(st.data())
+def test_amortization_over_its_domain(data):
+    draw = data.draw
+    bad = refused_argument(draw, ["n", "t_request", "t_setup"])
+    bad_n = BAD_INTS + [[1, True], [1, 10**400], [[1, 2]]]
+    arguments = {
+        "n": maybe_refused(draw, "n", count_or_counts(), bad_n, bad),
+        "t_request": maybe_refused(draw, "t_request", signed_times(),
+                                   [math.nan, math.inf, 1.1e300, -1e308, "1", None, True], bad),
+        "t_setup": maybe_refused(draw, "t_setup", signed_times(),
+                                 [math.nan, -math.inf, 1e301, "1", None, True], bad),
+    }
+    t = call(amortization.time_per_request, arguments, [])
+    if t is not None:
+        a, _ = unwrap(arguments)
+        for n, got in zip(np.atleast_1d(a["n"]), np.atleast_1d(t), strict=True):
+            request, per_connection = exact(a["t_request"]), exact(a["t_setup"]) / int(n)
+            assert math.isfinite(got)
+            assert abs(F(got) - (request + per_connection)) <= F(4.5e-16) * (
+                abs(request) + abs(per_connection))
+
+    bad = refused_argument(draw, ["threads", "requests_per_thread", "n"])
+    arguments = {
+        "threads": maybe_refused(draw, "threads", counts(), BAD_INTS, bad),
+        "requests_per_thread": maybe_refused(draw, "requests_per_thread", counts(), BAD_INTS,
+                                             bad),
+        "n": maybe_refused(draw, "n", count_or_counts(), bad_n, bad),
+    }
+    opened = call(amortization.connections_opened, arguments, ["threads"])
+    if opened is not None:
+        a, _ = unwrap(arguments)
+        want = [a["threads"] * -(-a["requests_per_thread"] // int(n))
+                for n in np.atleast_1d(a["n"])]
+        assert np.atleast_1d(opened).tolist() == want
+
+    bad = refused_argument(draw, ["connections", "run_time_s", "time_wait_s"])
+    length = draw(st.integers(1, 4))
+    one_or_many = st.one_of(times(), st.lists(times(), min_size=length, max_size=length))
+    arguments = {
+        "connections": maybe_refused(draw, "connections", one_or_many, BAD_MAGNITUDES, bad),
+        "run_time_s": maybe_refused(draw, "run_time_s", one_or_many, BAD_MAGNITUDES, bad),
+        "time_wait_s": maybe_refused(draw, "time_wait_s", times(), BAD_MAGNITUDES + [[1, 2]],
+                                     bad),
+    }
+    waiting = call(amortization.time_wait_sockets, arguments, [])
+    if waiting is not None:
+        a, _ = unwrap(arguments)
+        c, r = np.broadcast_arrays(a["connections"], a["run_time_s"])
+        wait = exact(a["time_wait_s"])
+        for got, ci, ri in zip(np.atleast_1d(waiting), c.ravel(), r.ravel(), strict=True):
+            want = exact(ci) / exact(ri) * min(wait, exact(ri))
+            assert math.isfinite(got) and close(got, want, 1e-12)
+
+
+@FEW
+@given(st.lists(counts(), min_size=2, max_size=6, unique=True), st.data())
+def test_fit_setup_cost_over_its_domain(ns, data):
+    t = data.draw(st.lists(times(), min_size=len(ns), max_size=len(ns)))
+    fit = call(amortization.fit_setup_cost, {"n": ns, "t": t}, ["n", "t"])
+    if fit is None:
+        return
+    for value in (fit.t_request, fit.t_setup):
+        assert math.isfinite(value)
+    assert np.all(np.isfinite(fit.residuals))
+    assert np.all(np.isfinite(fit.predict(ns)))
+    if fit.dof > 0:
+        low, high = fit.band(ns)
+        assert np.all(np.isfinite(low)) and np.all(np.isfinite(high))
+
+
+# --- batches equal single calls (property tests)
+
+
+@settings(BATCH, max_examples=80)
+@given(st.lists(counts(), min_size=1, max_size=30),
+       st.one_of(times(zero=True), times().map(lambda t: -t)), times(zero=True),
+       st.integers(1, 10**6), st.integers(1, 10**6),
+       st.lists(st.tuples(times(), times()), min_size=1, max_size=30), times())
+def test_amortization_batch_equals_single(ns, t_request, t_setup, threads, per_thread,
+                                          runs, time_wait):
+    """time_per_request and connections_opened over many n, and time_wait_sockets over many
+    runs, equal the calls with one n or one run each."""
+    batch = amortization.time_per_request(ns, t_request, t_setup)
+    opened = amortization.connections_opened(threads, per_thread, ns)
+    for i, n in enumerate(ns):
+        assert batch[i] == amortization.time_per_request(n, t_request, t_setup)
+        assert opened[i] == amortization.connections_opened(threads, per_thread, n)
+    connections, run_time = (list(c) for c in zip(*runs, strict=True))
+    waiting = amortization.time_wait_sockets(connections, run_time, time_wait)
+    for i, (c, r) in enumerate(runs):
+        assert waiting[i] == amortization.time_wait_sockets(c, r, time_wait)

@@ -8,9 +8,20 @@ from fractions import Fraction
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from property_domain import (
+    BAD_INTS,
+    CALC,
+    F,
+    call,
+    counts,
+    maybe_refused,
+    refused_argument,
+    unwrap,
+)
 
 from queuetune import data
 from queuetune.documents.domino_threads import rules
+from queuetune.documents.domino_threads import rules as threads_rule
 
 
 def stated(quantity: str) -> str:
@@ -65,3 +76,28 @@ def test_a_whole_float_counts_as_an_integer_as_everywhere_in_the_package():
 def test_bad_percent_is_refused_naming_the_range(percent):
     with pytest.raises(ValueError, match=r"percent must be a number in \(0, 100\]"):
         rules.domino_initial_threads(100, percent=percent)
+
+
+# --- over the whole domain (property tests): domino rules
+
+
+@CALC
+@given(st.data())
+def test_domino_initial_threads_over_its_domain(data):
+    bad = refused_argument(data.draw, ["users", "percent"])
+    percent = st.one_of(st.none(), st.floats(0, 100, exclude_min=True),
+                        st.sampled_from([5e-324, 1e-300, 100.0]))
+    arguments = {
+        "users": maybe_refused(data.draw, "users", counts(), BAD_INTS, bad),
+        "percent": maybe_refused(data.draw, "percent", percent,
+                                 [0.0, -1.0, 100.5, math.nan, math.inf, 10**400, "10", True],
+                                 bad),
+    }
+    res = call(lambda users, percent: threads_rule.domino_initial_threads(users,
+                                                                          percent=percent),
+               arguments, [])
+    if res is None:
+        return
+    a, _ = unwrap(arguments)
+    share = a["users"] * (F(10) if a["percent"] is None else F(str(a["percent"]))) / 100
+    assert res == max(1, math.ceil(share)) and 1 <= res <= a["users"]

@@ -40,8 +40,9 @@ def test_table1_and_the_model_inputs_come_from_the_data():
 
 def test_model_curves_are_mm1bk_at_every_client_count():
     curves = ia.model_curves()
-    assert len(curves) == 2 * 100
-    assert curves["capacity"].tolist() == [50] * 100 + [200] * 100
+    queues, most = ia.table1("queue"), max(ia.table1("clients"))  # Table 1's levels
+    assert curves["capacity"].tolist() == [q for q in queues for _ in range(most)]
+    assert curves["clients"].tolist() == list(range(1, most + 1)) * len(queues)
     row = curves[(curves["capacity"] == 50) & (curves["clients"] == 100)].iloc[0]
     direct = mm1bk(clients=100, capacity=50, service_time=0.14, think_time=4.0)
     for name in ("throughput", "response_time", "error_rate", "rejection_probability"):
@@ -78,7 +79,7 @@ def test_c3_errors_start_above_the_queue_and_small():
     finding = audit.run("IM-C3")
     v = finding.values
     assert v["model_zero_errors_large_queue"]
-    assert v["first_clients_dropping"] == 51
+    assert v["first_clients_dropping"] == min(ia.table1("queue")) + 1  # one past the small queue
     assert v["dropped_per_test"][60] < 1 < v["dropped_per_test"][70]
     assert 60 < v["first_clients_one_drop_per_test"] < 70
     assert v["rejection_at_top"] == pytest.approx(float(mm1bk(clients=100, capacity=50,

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import math
+import re
+from fractions import Fraction
 
 import pytest
 from edits import set_value
 from hypothesis import given
 from hypothesis import strategies as st
+from property_domain import (
+    CALC,
+    F,
+    call,
+    close,
+)
 
+from queuetune._validation import MAX_INTEGER
 from queuetune.documents.iplanet_tuning import scaling
 
 DOC = "iplanet-tuning"
@@ -171,3 +180,105 @@ def test_speedup_frame_rejects(kwargs, name):
     args = {"factors": {"a": 0.5}, "cpus": [1, 2], "readings": scaling.READINGS, **kwargs}
     with pytest.raises(ValueError, match=name):
         scaling.speedup_frame(**args)
+
+
+# --- a factor is read from a percentage whole, or refused -------------------------------------
+
+PERCENTS = st.one_of(st.integers(0, 1000).map(str),
+                     st.decimals(0, 1000, places=2, allow_nan=False).map(str))
+#: Glued before a percentage's number, each makes another number or no number of it.
+GLUED = st.sampled_from(["-", "+", ".", "1.2.", "2,", "x", "e", "0x"])
+
+
+@given(PERCENTS, st.sampled_from(["", " ", "close to ", "about "]),
+       st.sampled_from(["", " (summary)", " in all"]))
+def test_parse_factor_reads_the_whole_percentage(number, before, after):
+    assert scaling.parse_factor(f"{before}{number}%{after}") == float(number) / 100
+
+
+@given(PERCENTS, GLUED)
+def test_parse_factor_refuses_a_percentage_it_would_read_in_part(number, glued):
+    """"-65%" is not 65 %, "1,5%" not 5 %: the message names the whole text."""
+    text = f"{glued}{number}%"
+    with pytest.raises(ValueError, match=f"got {re.escape(repr(text))}"):
+        scaling.parse_factor(text)
+
+
+@given(PERCENTS)
+def test_parse_factor_refuses_a_second_percent_sign(number):
+    with pytest.raises(ValueError, match="exactly one percentage"):
+        scaling.parse_factor(f"{number}%%")
+
+
+# --- over the whole domain (property tests): iplanet scaling
+
+
+def factors():
+    return st.one_of(st.floats(0, 1, exclude_min=True), st.sampled_from([5e-324, 1e-300, 1.0]))
+
+
+BAD_FACTORS = [0.0, -0.1, 1.0000001, math.nan, math.inf, "0.65", None, True]
+CPUS = st.one_of(st.integers(1, 64), st.integers(4000, 20_000),
+                 st.sampled_from([10**9, MAX_INTEGER - 1, MAX_INTEGER]))
+
+
+@st.composite
+def segment_lists(draw):
+    ends = sorted(draw(st.sets(st.one_of(st.integers(1, 5000), st.floats(1, 1e6)),
+                               min_size=0, max_size=3)))
+    segments = [(end, draw(factors())) for end in ends]
+    if not segments or draw(st.booleans()):
+        segments.append((math.inf, draw(factors())))
+    return segments
+
+
+def per_cpu_reference(segments, n: int) -> Fraction:
+    """1 + the factor of every added CPU, CPU by CPU, in exact arithmetic."""
+    total = F(1)
+    for k in range(2, n + 1):
+        total += next(F(f) for up_to, f in segments if k <= up_to)
+    return total
+
+
+@CALC
+@given(segment_lists(), CPUS, st.sampled_from(scaling.READINGS), st.sampled_from(
+    [None, "cpus", "segments", "reading"]))
+def test_speedups_over_their_domain(segments, cpus, reading, bad):
+    if bad == "cpus":
+        cpus = [0, -1, 2.5, MAX_INTEGER + 2, 10**400, True, "8"][cpus % 7]
+    elif bad == "segments":
+        segments = [[], [(4, 0.0)], [(4, 0.5), (2, 0.5)], [(0.5, 0.5)], "65%"][cpus % 5]
+    elif bad == "reading":
+        reading = "linear"
+    arguments = {"segments": segments, "cpus": cpus, "reading": reading}
+    res = call(scaling.piecewise_speedup, arguments, ["segments", "cpus", "reading"])
+    if res is None:
+        return
+    assert bad is None
+    assert math.isfinite(res) and 0 < res <= cpus * (1 + 1e-12)
+    covered = [f for up_to, f in segments if cpus <= up_to]
+    if reading == "efficiency" and cpus > 1:
+        assert close(res, F(covered[0]) * cpus, 1e-15)
+    elif reading == "per_cpu" and cpus <= 20_000:  # CPU by CPU, also past 4096 CPUs
+        assert close(res, per_cpu_reference(segments, cpus), 1e-12)
+    elif reading == "per_cpu" and len(segments) == 1:
+        assert close(res, 1 + F(segments[0][1]) * (cpus - 1), 1e-12)
+    if len(segments) == 1 and segments[0][0] == math.inf:
+        assert res == scaling.implied_speedup(segments[0][1], cpus, reading)
+
+
+@CALC
+@given(st.one_of(st.floats(0, 1e308, exclude_min=True), st.sampled_from([5e-324, 1e308])),
+       st.one_of(CPUS, st.sampled_from([1, 0, 10**400, 2.5, MAX_INTEGER + 2])),
+       st.sampled_from(scaling.READINGS), factors())
+def test_implied_factor_over_its_domain(speedup, cpus, reading, factor):
+    accepted = isinstance(cpus, int) and 2 <= cpus <= MAX_INTEGER
+    res = call(scaling.implied_factor, {"speedup": speedup, "cpus": cpus, "reading": reading},
+               ["cpus"])
+    assert (res is not None) == accepted
+    if res is None:
+        return
+    assert math.isfinite(res)
+    if cpus <= 64 and factor > 1e-3:  # the inverse of implied_speedup
+        s = scaling.implied_speedup(factor, cpus, reading)
+        assert close(scaling.implied_factor(s, cpus, reading), factor, 1e-9)

@@ -7,6 +7,26 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from property_domain import (
+    BAD_AMOUNTS,
+    BAD_INTS,
+    BAD_INTS_FROM_ZERO,
+    BAD_MAGNITUDES,
+    CALC,
+    F,
+    amounts,
+    call,
+    close,
+    counts,
+    counts_from_zero,
+    drawn,
+    exact,
+    maybe_refused,
+    optional,
+    refused_argument,
+    times,
+    unwrap,
+)
 
 from queuetune import stated
 from queuetune.documents.iplanet_tuning import sizing
@@ -181,3 +201,121 @@ def test_t1_lines_rejects(name, value):
 def test_throughput_calculators_reject(func, name, args):
     with pytest.raises(ValueError, match=name):
         func(*args)
+
+
+# --- over the whole domain (property tests): iplanet sizing
+
+
+@st.composite
+def memory_arguments(draw):
+    names = ["cpus", "peak_users", "baseline_mb", "per_cpu_mb", "users_included",
+             "per_user_kb"]
+    bad = refused_argument(draw, names)
+    maybe = st.one_of(st.none(), amounts())
+    return {
+        "cpus": maybe_refused(draw, "cpus", counts(), BAD_INTS, bad),
+        "peak_users": maybe_refused(draw, "peak_users", counts_from_zero(), BAD_INTS_FROM_ZERO,
+                                    bad),
+        "composition": draw(st.sampled_from(sizing.COMPOSITIONS)),
+        "baseline_mb": maybe_refused(draw, "baseline_mb", maybe, optional(BAD_AMOUNTS), bad),
+        "per_cpu_mb": maybe_refused(draw, "per_cpu_mb", maybe, optional(BAD_AMOUNTS), bad),
+        "users_included": maybe_refused(draw, "users_included",
+                                        st.one_of(st.none(), counts_from_zero()),
+                                        optional(BAD_INTS_FROM_ZERO), bad),
+        "per_user_kb": maybe_refused(draw, "per_user_kb", maybe, optional(BAD_AMOUNTS), bad),
+    }
+
+
+@CALC
+@given(memory_arguments())
+def test_memory_mb_over_its_domain(arguments):
+    res = call(sizing.memory_mb, arguments, [])
+    if res is None:
+        return
+    a, _ = unwrap(arguments)
+
+    def given_or(name, constant):
+        return exact(sizing.rule_constant(constant) if a[name] is None else a[name])
+
+    base = given_or("baseline_mb", "memory_baseline_mb")
+    per_cpu = given_or("per_cpu_mb", "memory_per_cpu_mb")
+    included = int(given_or("users_included", "users_before_extra_memory"))
+    per_user = given_or("per_user_kb", "memory_per_extra_user_kb")
+    cpus = a["cpus"]
+    if a["composition"] == "example":
+        cpu_part = max(base, cpus * per_cpu)
+    else:
+        cpu_part = base + cpus * per_cpu if cpus > 1 else base
+    want = cpu_part + max(0, a["peak_users"] - included) * per_user / 1024
+    assert math.isfinite(res) and close(res, want, 1e-12), (res, float(want))
+
+
+@st.composite
+def bandwidth_arguments(draw):
+    return drawn(draw, {"users": (amounts(), BAD_AMOUNTS), "document_kb": (amounts(), BAD_AMOUNTS),
+                        "transfer_time_s": (times(), BAD_MAGNITUDES)})
+
+
+@CALC
+@given(bandwidth_arguments(), st.sampled_from([None, 1000, 1024]))
+def test_bandwidth_over_its_domain(arguments, bytes_per_kb):
+    names = ["users", "document_kb", "transfer_time_s"]
+    kb_s = call(sizing.bandwidth_kb_s, arguments, names)
+    if bytes_per_kb is None:
+        kbit_s = call(sizing.bandwidth_kbit_s, arguments, names)
+        bytes_per_kb = 1000
+    else:
+        kbit_s = call(lambda **a: sizing.bandwidth_kbit_s(**a, bytes_per_kb=bytes_per_kb),
+                      arguments, names)
+    if kb_s is None:
+        assert kbit_s is None
+        return
+    a, _ = unwrap(arguments)
+    want = exact(a["users"]) * exact(a["document_kb"]) / exact(a["transfer_time_s"])
+    assert math.isfinite(kb_s) and close(kb_s, want, 1e-12)
+    assert math.isfinite(kbit_s) and close(kbit_s, want * bytes_per_kb * 8 / 1000, 1e-12)
+
+
+@CALC
+@given(st.data())
+def test_t1_lines_over_their_domain(data):
+    bad = refused_argument(data.draw, ["kbit_s", "line_kbit_s"])
+    arguments = {
+        "kbit_s": maybe_refused(data.draw, "kbit_s", amounts(), BAD_AMOUNTS, bad),
+        "line_kbit_s": maybe_refused(data.draw, "line_kbit_s", st.one_of(st.none(), times()),
+                                     optional(BAD_MAGNITUDES), bad),
+    }
+    lines = call(lambda kbit_s, line_kbit_s: sizing.t1_lines(kbit_s, line_kbit_s=line_kbit_s),
+                 arguments, [])
+    if lines is None:
+        return
+    a, _ = unwrap(arguments)
+    line = exact(a["line_kbit_s"] or sizing.rule_constant("t1_line_kbit_s"))
+    ratio = exact(a["kbit_s"]) / line
+    assert isinstance(lines, int)
+    if ratio == 0:
+        assert lines == 0
+    else:  # enough lines, and one fewer would not do (up to rounding of a whole ratio)
+        assert lines >= 1 and lines >= ratio * (1 - F(1, 10**9))
+        assert lines == 1 or lines - 1 < ratio
+
+
+@CALC
+@given(st.data())
+def test_throughput_calculators_over_their_domain(data):
+    time = (times(), BAD_MAGNITUDES)
+    arguments = drawn(data.draw, {"threads": (counts(), BAD_INTS), "request_time_s": time})
+    bound = call(sizing.max_throughput, arguments, [])
+    if bound is not None:
+        a, _ = unwrap(arguments)
+        assert math.isfinite(bound)
+        assert close(bound, F(a["threads"]) / exact(a["request_time_s"]), 1e-15)
+
+    arguments = drawn(data.draw, {"throughput": time, "request_time_s": time})
+    need = call(sizing.threads_for_throughput, arguments, [])
+    if need is not None:
+        a, _ = unwrap(arguments)
+        busy = exact(a["throughput"]) * exact(a["request_time_s"])
+        assert isinstance(need, int) and need >= 1
+        assert need >= busy * (1 - F(1, 10**9))
+        assert need == 1 or need - 1 < busy

@@ -4,9 +4,24 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from property_domain import (
+    BAD_INTS,
+    BAD_MAGNITUDES,
+    FEW,
+    call,
+    counts,
+    maybe_refused,
+    optional,
+    refused_argument,
+    times,
+)
 
+from queuetune._validation import MAX_INTEGER
 from queuetune.documents.iplanet_tuning import thread_posting as tp
 
 STEP = dict(phases=[(0.0, 60.0), (10.0, 270.0), (20.0, 60.0)], service_time=0.5, horizon=30.0,
@@ -154,3 +169,61 @@ def test_rejects_runs_that_would_be_long():
 def test_rejects_unknown_setting():
     with pytest.raises(ValueError, match="name"):
         tp.default_setting("ThreadIncrement")
+
+
+# --- over the whole domain (property tests): iplanet posting
+
+
+@st.composite
+def posting_arguments(draw):
+    names = ["service_time", "horizon", "thread_increment", "check_every", "rq_throttle_min",
+             "rq_throttle", "queue_limit", "seed", "phases"]
+    bad = refused_argument(draw, names)
+    horizon = draw(times())
+    # a few hundred arrivals at most, so that a run takes milliseconds
+    expected = draw(st.sampled_from([0.0, 1.0, 50.0, 300.0]))
+    rate = min(max(expected / horizon, 1e-100), 1e100) if expected else 0.0
+    phases = [(0.0, rate)]
+    if draw(st.booleans()):
+        phases.append((horizon / 2, draw(st.sampled_from([0.0, rate]))))
+    low = draw(st.sampled_from([None, 1, 48, tp.MAX_THREADS]))
+    high = draw(st.sampled_from([None, tp.MAX_THREADS] + ([low] if low else [])))
+    if low is not None and high is None and low > 128:
+        high = low
+    return {
+        "phases": maybe_refused(draw, "phases", st.just(phases), [
+            [(0.0, -1.0)], [(0.0, 1e101)], [(0.0, 5e-324)], [(0.0, 1.0)] * (tp.MAX_PHASES + 1),
+            [], "fast"], bad),
+        "service_time": maybe_refused(draw, "service_time", times(), BAD_MAGNITUDES, bad),
+        "horizon": maybe_refused(draw, "horizon", st.just(horizon), BAD_MAGNITUDES, bad),
+        "thread_increment": maybe_refused(draw, "thread_increment", counts(), BAD_INTS, bad),
+        "check_every": maybe_refused(draw, "check_every", st.one_of(st.none(), counts()),
+                                     optional(BAD_INTS), bad),
+        "rq_throttle_min": maybe_refused(draw, "rq_throttle_min", st.just(low),
+                                         optional(BAD_INTS) + [tp.MAX_THREADS + 1], bad),
+        "rq_throttle": maybe_refused(draw, "rq_throttle", st.just(high),
+                                     optional(BAD_INTS) + [tp.MAX_THREADS + 1, 10**6], bad),
+        "queue_limit": maybe_refused(draw, "queue_limit", st.one_of(st.none(), counts()),
+                                     optional(BAD_INTS), bad),
+        "seed": maybe_refused(draw, "seed", st.sampled_from([0, 1, MAX_INTEGER]),
+                              [-1, 1.5, MAX_INTEGER + 1, "1", None, True], bad),
+    }
+
+
+@FEW
+@given(posting_arguments())
+def test_simulate_posting_over_its_domain(arguments):
+    def run(phases, **settings):
+        return tp.simulate_posting(phases, **settings)
+
+    res = call(run, arguments, ["rq_throttle", "phases"])
+    if res is None:
+        return
+    settings_ = res.settings
+    trace = res.trace
+    assert len(trace) <= tp.MAX_SAMPLES + 1
+    assert np.all(np.isfinite(trace["time"])) and np.all(np.diff(trace["time"]) > 0)
+    assert trace["threads"].max() <= settings_["rq_throttle"]
+    assert res.summary["peak_threads"] <= settings_["rq_throttle"]
+    for name in ("arrivals", "dropped", "served", "postings"):
+        assert res.summary[name] >= 0

@@ -8,6 +8,8 @@ measured survives to check them against.
 
 from __future__ import annotations
 
+import re
+
 from ... import data, stated
 from ...audit import UNTESTED_MARK, check
 from . import rules
@@ -15,6 +17,8 @@ from . import rules
 DOC = "domino-curves"
 # Within this many percentage points a recomputed percentage counts as the stated one.
 TOLERANCE_PCT = 0.5
+# A CPU cell of DC-T1, read whole: "One 233MHz Pentium II".
+_CPU = re.compile(r"(?P<processors>[A-Za-z]+|[0-9]+) (?P<clock_mhz>[0-9]+)MHz (?P<model>\S.*)")
 
 
 def processors(system: str) -> int:
@@ -24,7 +28,21 @@ def processors(system: str) -> int:
     cpu = table[(short == system) & (table["property"] == "CPU")]["value"]
     if len(cpu) != 1:
         raise ValueError(f"system must be one of {sorted(set(short))}, got {system!r}")
-    return int(stated.parse_number(str(cpu.iloc[0]).split()[0]))
+    return stated.parse_count(cpu_description(str(cpu.iloc[0]))["processors"])
+
+
+def cpu_description(text: str) -> dict[str, str]:
+    """A CPU cell of DC-T1 read whole: "Two 200MHz Pentium Pro" -> processors "Two", clock
+    "200" (MHz), model "Pentium Pro"; ``ValueError`` naming the text when it does not read so.
+
+    >>> cpu_description("Two 200MHz Pentium Pro")
+    {'processors': 'Two', 'clock_mhz': '200', 'model': 'Pentium Pro'}
+    """
+    match = _CPU.fullmatch(text)
+    if match is None:
+        raise ValueError(f"text must read '<processors> <clock>MHz <model>' (e.g. 'One 233MHz "
+                         f"Pentium II'), got {text!r}")
+    return match.groupdict()
 
 
 def _close(a: float, b: float) -> bool:

@@ -160,9 +160,9 @@ def setting_gains() -> pd.DataFrame:
        statement="The default of 5 requests per persistent connection is too low; raise it to "
                  "at least 40 (the author's servers use 100)")
 def _raise_the_limit() -> tuple[str, str, dict[str, Any]]:
-    default = int(stated.number(DOC, "default_requests_per_connection"))
-    documented = int(stated.number(DOC, "documented_default_requests_per_connection"))
-    recommended = int(stated.number(DOC, "recommended_min_requests_per_connection"))
+    default = stated.count(DOC, "default_requests_per_connection")
+    documented = stated.count(DOC, "documented_default_requests_per_connection")
+    recommended = stated.count(DOC, "recommended_min_requests_per_connection")
     used = int(data.load(DOC, "server_settings").set_index("setting").loc[
         "Maximum requests per persistent connection", "value"])
     gains = setting_gains().set_index("requests_per_connection")

@@ -348,8 +348,8 @@ def _resources() -> tuple[str, str, dict[str, Any]]:
        statement="Start with HTTP threads at about 10 % of web users, then tune to the "
                  "domino.threads.active.peak statistic")
 def _ten_percent_rule() -> tuple[str, str, dict[str, Any]]:
-    example_users = int(stated.number(DOC, "example_web_mail_users"))
-    example_threads = int(stated.number(DOC, "example_initial_http_threads"))
+    example_users = stated.count(DOC, "example_web_mail_users")
+    example_threads = stated.count(DOC, "example_initial_http_threads")
     example_ok = rules.domino_initial_threads(example_users) == example_threads
     table = rule_versus_threads_equal_users()
     good = table["rule_as_good"]

@@ -11,11 +11,11 @@ uses is the number the source prints.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 from ... import stated
 from ..._validation import MAX_INTEGER, integer, real
+from ...explorer import threads_at_share
 
 __all__ = ["domino_initial_threads", "domino_starting_percent"]
 
@@ -56,4 +56,4 @@ def domino_initial_threads(users: int, *, percent: float | None = None) -> int:
         # The decimal text of the number, so that 12.3 % means 123/1000 and not its binary
         # neighbour (which could round 20.000000000000004 threads up to 21).
         share = Fraction(str(percent))
-    return max(1, math.ceil(users * share / 100))
+    return threads_at_share(clients=users, percent=share)

@@ -168,8 +168,8 @@ def _thread_effect(capacity: int, thread_overhead: float) -> dict:
                  "(Figure 2)")
 def _c1():
     few, many = table1("threads")
-    q_none = int(stated.number(DOC, "queue_where_thread_pool_has_no_effect"))
-    q_some = int(stated.number(DOC, "queue_where_thread_pool_matters"))
+    q_none = stated.count(DOC, "queue_where_thread_pool_has_no_effect")
+    q_some = stated.count(DOC, "queue_where_thread_pool_matters")
     top = max(table1("clients"))
     plain = {q: _thread_effect(q, 0.0) for q in (q_none, q_some)}
     contended = _thread_effect(q_some, THREAD_OVERHEAD)
@@ -198,7 +198,7 @@ def _c1():
                  "time than one of 200 (Figure 2)")
 def _c2():
     above = stated.number(DOC, "clients_above")
-    better, worse = int(stated.number(DOC, "better_queue")), int(stated.number(DOC, "worse_queue"))
+    better, worse = stated.count(DOC, "better_queue"), stated.count(DOC, "worse_queue")
     gaps = response_time_gap(better, worse).set_index("clients")
     measured = table1("clients")
     same_up_to_small = bool((gaps.loc[gaps.index <= better, "relative_gap"].abs() < SAME).all())
@@ -243,8 +243,8 @@ def _c2():
                  "are dropped once the clients exceed 50; the error rate is higher with 100 "
                  "threads than with 30 (Figure 3)")
 def _c3():
-    no_errors = int(stated.number(DOC, "queue_without_errors"))
-    with_errors = int(stated.number(DOC, "queue_with_errors"))
+    no_errors = stated.count(DOC, "queue_without_errors")
+    with_errors = stated.count(DOC, "queue_with_errors")
     exceed = stated.number(DOC, "errors_when_clients_exceed")
     measured = table1("clients")
     curves = model_curves(capacities=[no_errors, with_errors])
@@ -381,7 +381,7 @@ def _c5():
                  "the model are put down to the thread limits it lacks)")
 def _c6():
     few, many = table1("threads")
-    queue = int(stated.number(DOC, "queue_where_thread_pool_matters"))
+    queue = stated.count(DOC, "queue_where_thread_pool_matters")
     top = max(table1("clients"))
     # With the whole of S on the CPU and no overhead the extension is M/M/1/B/K exactly.
     reduced = thread_pool_preview(queue, threads=[few], cpu_share=1.0)

@@ -138,7 +138,7 @@ def _c1() -> tuple[str, str, dict[str, Any]]:
        statement="On a four-CPU machine dynamic content gains 40-60 % for NSAPI and about "
                  "50-80 % for servlets")
 def _c2() -> tuple[str, str, dict[str, Any]]:
-    cpus = int(stated.number(DOC, "dynamic_content_study_cpus"))
+    cpus = stated.count(DOC, "dynamic_content_study_cpus")
     nsapi = [stated.number(DOC, "nsapi_increase_low"), stated.number(DOC, "nsapi_increase_high")]
     servlet = [stated.number(DOC, "servlet_increase_low"),
                stated.number(DOC, "servlet_increase_high")]
@@ -184,7 +184,7 @@ def _c3() -> tuple[str, str, dict[str, Any]]:
        statement="With RqThrottle = 1 and 5 ms requests a server still handles 200 requests/s; "
                  "suitable RqThrottle values range from 100 to 500")
 def _c4() -> tuple[str, str, dict[str, Any]]:
-    threads = int(stated.number(DOC, "rqthrottle_single"))
+    threads = stated.count(DOC, "rqthrottle_single")
     t = stated.number(DOC, "static_response_time_low") / 1000
     claimed = stated.number(DOC, "throughput_one_at_a_time")
     bound = sizing.max_throughput(threads, t)
@@ -193,7 +193,7 @@ def _c4() -> tuple[str, str, dict[str, Any]]:
     used = {"default": thread_posting.default_setting("RqThrottle"),
             "sizing magnus.conf": int(data.load(DOC, "sizing_magnus_conf").set_index(
                 "directive").loc["RqThrottle", "value_number"]),
-            "keep-alive study": int(stated.number(DOC, "rqthrottle", figure_id="IP-F14"))}
+            "keep-alive study": stated.count(DOC, "rqthrottle", figure_id="IP-F14")}
     in_range = all(low <= v <= high for v in used.values())
     verdict = ("contradicted" if not math.isclose(bound, claimed)
                else "supported" if in_range else "partly")
@@ -209,7 +209,7 @@ def _c4() -> tuple[str, str, dict[str, Any]]:
        statement="Memory: 64 MB baseline, at least 64 MB per CPU, and 512 KB per peak concurrent "
                  "user beyond the first 50")
 def _c5() -> tuple[str, str, dict[str, Any]]:
-    cpus = int(stated.number(DOC, "memory_example_cpus"))
+    cpus = stated.count(DOC, "memory_example_cpus")
     printed = stated.number(DOC, "memory_example_total_min")
     as_example = sizing.memory_mb(cpus, composition="example")
     additive = sizing.memory_mb(cpus, composition="additive")

@@ -32,7 +32,9 @@ import pandas as pd
 
 from ...provenance import FRAGMENT_SEPARATOR, excerpt_fragments, parser
 
-NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# A number printed in a value, read whole: no sign, digit, point or comma glued to it ("-5",
+# "1.2.3" and "1,024" give no number, so that a value is never read in part).
+NUMBER = re.compile(r"(?<![\d.,+-])[0-9]+(?:\.[0-9]+)?(?![.,]?[0-9])")
 _SINGLE = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?:\s+(?P<unit>\S.*))?$")
 _UNDERLINE = re.compile(r"^[-_=]+$")
 
@@ -256,7 +258,7 @@ def parse_tab_table(text: str, options: dict[str, Any], fields: list[str]) -> pd
 
 _DIRECTIVE = re.compile(r"^(?P<directive>#?[A-Za-z]+)(?:\s+(?P<value>.*))?$")
 _INIT_FN = re.compile(r'\bfn="?(?P<fn>[\w-]+)"?')
-_INTEGER = re.compile(r"^\d+$")
+_INTEGER = re.compile(r"[0-9]+")  # a whole value (fullmatch): "128", not "128\n" or "١٢٨"
 
 
 @parser("iplanet-tuning-magnus-conf")
@@ -298,7 +300,7 @@ def parse_magnus_conf(text: str, options: dict[str, Any], fields: list[str]) -> 
     for order, (directive, value) in enumerate(entries, start=1):
         fn = _INIT_FN.search(value) if directive == "Init" else None
         record = {"order": str(order), "directive": directive, "value": value,
-                  "value_number": value if _INTEGER.match(value) else "",
+                  "value_number": value if _INTEGER.fullmatch(value) else "",
                   "init_fn": fn["fn"] if fn else "",
                   "commented": "true" if directive.startswith("#") else "false"}
         records.append([record[f] for f in fields])

@@ -60,7 +60,9 @@ READING_TITLES = {
 # stated_values quantities that say a figure has no (full) 8-CPU point.
 _NO_TOP_POINT = ("cpus_not_provided", "cpus_unavailable", "cpus_not_shown", "cpus_not_available",
                  "cpus_not_full_capacity")
-_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+# A percentage whose number is read whole: no digit, sign, point, comma or letter before it
+# ("-65%", "1,5%", "x65%" are not 65 %).
+_PERCENT = re.compile(r"(?<![\w.,+-])([0-9]+(?:\.[0-9]+)?)\s*%")
 # Under "per_cpu" the factors are added CPU by CPU up to this many CPUs (every count the chapters
 # print), and as factor x number of CPUs per segment beyond, so that no call loops over 2**53
 # CPUs; the two sums differ only by rounding in the last bits.
@@ -186,8 +188,9 @@ def parse_factor(text: str) -> float:
     if not isinstance(text, str):
         raise ValueError(f"text must be a string holding one percentage, got {text!r}")
     found = _PERCENT.findall(text)
-    if len(found) != 1:
-        raise ValueError(f"text must hold exactly one percentage such as '65%', got {text!r}")
+    if len(found) != 1 or text.count("%") != 1:
+        raise ValueError(f"text must hold exactly one percentage such as '65%' (every '%' "
+                         f"after a number read whole), got {text!r}; read {found}")
     return float(found[0]) / 100.0
 
 

@@ -135,7 +135,7 @@ def memory_mb(
                      else baseline_mb, "baseline_mb", zero=True, unit="MB")
     per_cpu = magnitude(rule_constant("memory_per_cpu_mb") if per_cpu_mb is None
                         else per_cpu_mb, "per_cpu_mb", zero=True, unit="MB")
-    included = integer(int(rule_constant("users_before_extra_memory"))
+    included = integer(rule_constant("users_before_extra_memory")
                        if users_included is None else users_included,
                        "users_included", low=0, high=MAX_INTEGER)
     per_user = magnitude(rule_constant("memory_per_extra_user_kb") if per_user_kb is None

@@ -83,7 +83,7 @@ def stated_check_counts() -> list[int]:
     """The connection counts between two posting decisions the guide states (16 and 32)."""
     table = stated.table(DOC)
     rows = table[table["quantity"] == "thread_check_every_connections"]
-    return sorted(int(stated.parse_number(v)) for v in rows["value"])
+    return sorted(stated.parse_count(v) for v in rows["value"])
 
 
 @dataclass(frozen=True)
