@@ -38,8 +38,11 @@ def lab_root() -> Path:
 
 
 def datasets() -> list[str]:
-    """Names of the stored data sets, sorted."""
-    return sorted(p.parent.name for p in lab_root().glob("*/datapackage.json"))
+    """Names of the stored data sets of this experiment, sorted (a data set of another
+    experiment names it in ``measurement.experiment``, e.g. ``keepalive``)."""
+    return sorted(p.parent.name for p in lab_root().glob("*/datapackage.json")
+                  if json.loads(p.read_text(encoding="utf-8")).get("measurement", {}).get(
+                      "experiment", "imre") == "imre")
 
 
 def dataset_dir(dataset: str | Path) -> Path:
