@@ -12,26 +12,40 @@ import pandas as pd
 import psutil
 from frictionless import validate
 
-from queuetune.lab import analysis, campaign
+from queuetune.lab import campaign, datasets
 
 
 def smoke_settings() -> dict:
     return tomllib.loads(campaign.builtin("smoke").read_text(encoding="utf-8"))
 
 
+def _tables(prefix: str, table: dict, array: bool = False) -> list[str]:
+    """A table's lines: its plain keys, then its sub-tables and arrays of tables."""
+    lines = [f"[[{prefix}]]" if array else f"[{prefix}]"]
+    lines += [f"{k} = {_toml(v)}" for k, v in table.items() if not _nested(v)]
+    for key, value in table.items():
+        if isinstance(value, dict):
+            lines += _tables(f"{prefix}.{key}", value)
+        elif _nested(value):
+            for item in value:
+                lines += _tables(f"{prefix}.{key}", item, array=True)
+    return lines
+
+
+def _nested(value) -> bool:
+    return isinstance(value, dict) or (isinstance(value, list) and bool(value)
+                                       and all(isinstance(v, dict) for v in value))
+
+
 def write_campaign(folder: Path, settings: dict, name: str = "test.toml") -> Path:
     """A campaign file from nested dictionaries (a tiny TOML writer for these tests)."""
     lines = []
     for section, table in settings.items():
-        if section == "workload":
-            lines.append("[workload]")
-            lines += [f"{k} = {_toml(v)}" for k, v in table.items() if k != "splits"]
-            for split in table["splits"]:
-                lines.append("[[workload.splits]]")
-                lines += [f"{k} = {_toml(v)}" for k, v in split.items()]
-            continue
-        lines.append(f"[{section}]")
-        lines += [f"{k} = {_toml(v)}" for k, v in table.items()]
+        if isinstance(table, list):
+            for item in table:
+                lines += _tables(section, item, array=True)
+        else:
+            lines += _tables(section, table)
     path = folder / name
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -70,8 +84,8 @@ def validate_package(folder: Path):
 
 def check_accounting(folder):
     """Every request sent is counted once on each side: client rows, Locust, Tomcat."""
-    runs = analysis.load("runs", folder)
-    requests = analysis.load("requests", folder)
+    runs = datasets.load("runs", folder)
+    requests = datasets.load("requests", folder)
     per_run = requests.groupby("run").size()
     for run in runs.itertuples():
         assert run.sent == per_run.get(run.run, 0) == run.locust_requests

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import mm1bk, thread_pool
-from ..chapters.practical import ceilings
+from .... import mm1bk, thread_pool
+from ....chapters.practical import ceilings
 from . import analysis, models
 
 __all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_curves",
@@ -49,7 +49,7 @@ def _labelled(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def remeasured(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+def remeasured(dataset: str | Path) -> pd.DataFrame:
     """The load runs, labelled, with the paper's three metrics and their standard errors."""
     table = _labelled(models.measured(dataset))
     order = sorted(table["configuration"].unique(),
@@ -329,7 +329,7 @@ def setup_table(meta: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["", "value"]).set_index("")
 
 
-def processor_demand(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+def processor_demand(dataset: str | Path) -> pd.DataFrame:
     """Per split: the processor time per answered request, measured three ways: the answering
     thread's own measure and the JVM's by the utilization law D = U / X (U: the JVM's share of
     its core over the window, X: answers per second), with one client and under load (median
@@ -443,7 +443,7 @@ def pool_bounds(services: pd.DataFrame, threads: Iterable[int], cores: int = 1
                          "what limits": f"the {'pool' if c.bottleneck == 'pool' else 'cores'}"})
     return pd.DataFrame(rows).set_index(["split", "threads"])
 
-def service_table(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+def service_table(dataset: str | Path) -> pd.DataFrame:
     """The one-client runs: the service time asked for, measured, and its processor part."""
     one = analysis.service_time(dataset)
     return pd.DataFrame({

@@ -12,67 +12,30 @@ or failed before the run ended). Per run, as Imre et al. define them:
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .. import data
-from . import records
+from ...datasets import dataset_dir, datasets, load, metadata
 
 __all__ = ["datasets", "dataset_dir", "load", "metadata", "in_window", "summarize",
-           "DEFAULT_DATASET", "EARLIER_DATASET"]
-
-#: The data set the book's lab chapter reads: the default campaign, complete.
-DEFAULT_DATASET = "imre-tomcat-2026-11-24-2"
-#: The same campaign measured earlier the same day, which stopped during its last run (its
-#: README says why): kept as measured, and compared with :data:`DEFAULT_DATASET` run by run.
-EARLIER_DATASET = "imre-tomcat-2026-11-24"
+           "service_time", "generator_report", "runs_of"]
 
 
-def lab_root() -> Path:
-    """The folder of the measured data sets (``data/lab``)."""
-    return data.data_dir() / "lab"
-
-
-def datasets() -> list[str]:
-    """Names of the stored data sets, sorted."""
-    return sorted(p.parent.name for p in lab_root().glob("*/datapackage.json"))
-
-
-def dataset_dir(dataset: str | Path) -> Path:
-    """The folder of a data set given by name (under ``data/lab``) or by path."""
-    path = Path(dataset)
-    if path.is_dir() and (path / "datapackage.json").is_file():
-        return path
-    known = datasets()
-    if str(dataset) not in known:
-        raise ValueError(f"dataset must be one of {known} or a data set folder, got "
-                         f"{str(dataset)!r}")
-    return lab_root() / str(dataset)
-
-
-@cache
-def _package(folder: str) -> dict:
-    return json.loads((Path(folder) / "datapackage.json").read_text(encoding="utf-8"))
-
-
-def metadata(dataset: str | Path = DEFAULT_DATASET) -> dict:
-    """The data set's ``measurement`` block: date, machine, versions, settings, status."""
-    return _package(str(dataset_dir(dataset)))["measurement"]
-
-
-def load(table: str, dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
-    """One table of a data set, typed by its schema (integers stay nullable)."""
-    if table not in records.TABLES:
-        raise ValueError(f"table must be one of {sorted(records.TABLES)}, got {table!r}")
-    folder = dataset_dir(dataset)
-    resource = next(r for r in _package(str(folder))["resources"] if r["name"] == table)
-    frame = data.read_resource(folder, resource)
-    frame.attrs.update(dataset=folder.name, table=table)
-    return frame
+def runs_of(dataset: str | Path) -> pd.DataFrame:
+    """The runs table of an Imre data set of any format, with the columns of the newest:
+    format 1 (no repeated windows, no validity checks, no maxConnections factor) gets
+    ``windows`` 1, ``max_connections`` of its campaign, and ``valid`` empty (not checked)."""
+    runs = load("runs", dataset)
+    if "windows" not in runs:
+        runs["windows"] = 1
+    if "max_connections" not in runs:
+        runs["max_connections"] = metadata(dataset)["settings"]["server"]["max_connections"]
+    if "valid" not in runs:
+        runs["valid"] = pd.Series([pd.NA] * len(runs), dtype="boolean")
+        runs["invalid_reason"] = pd.Series([pd.NA] * len(runs), dtype="string")
+    return runs
 
 
 def in_window(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
@@ -133,9 +96,9 @@ def _per_run(window: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def summarize(dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
+def summarize(dataset: str | Path) -> pd.DataFrame:
     """One row per run: its settings and the paper's metrics over the measurement window."""
-    runs = load("runs", dataset)
+    runs = runs_of(dataset)
     requests = load("requests", dataset)
     window = in_window(requests, runs)
     metrics = _per_run(window).join(_batch_errors(window, runs))
@@ -152,7 +115,7 @@ def summarize(dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
-def service_time(dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
+def service_time(dataset: str | Path) -> pd.DataFrame:
     """The one-client runs: the measured service time S of each split (mean response time
     of one client, as the paper measured it), beside what was asked for."""
     table = summarize(dataset)
@@ -168,9 +131,9 @@ def service_time(dataset: str | Path = DEFAULT_DATASET) -> pd.DataFrame:
     })
 
 
-def generator_report(dataset: str | Path = DEFAULT_DATASET) -> pd.Series:
+def generator_report(dataset: str | Path) -> pd.Series:
     """How the generator fared over all runs: its worst processor share and lag."""
-    runs = load("runs", dataset)
+    runs = runs_of(dataset)
     return pd.Series({
         "runs": len(runs),
         "kept_up": int(runs["generator_kept_up"].sum()),
