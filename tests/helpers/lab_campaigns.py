@@ -62,11 +62,27 @@ def _toml(value) -> str:
 
 
 def lab_processes() -> list[str]:
-    """Command lines of Tomcat JVMs and Locust processes that the lab started."""
+    """Command lines of Tomcat JVMs and Locust processes that this checkout's lab started
+    (from this test process or its children; the machine may be shared with other copies)."""
+    import os
+
+    from queuetune.lab import tomcat
+
+    lab = str(Path(campaign.__file__).parent)
+    ours = {os.getpid()} | {c.pid for c in psutil.Process().children(recursive=True)}
     found = []
     for process in psutil.process_iter(["cmdline"]):
         line = " ".join(process.info["cmdline"] or [])
-        if "queuetune-tomcat-" in line or "queuetune/lab/locustfile.py" in line:
+        if "queuetune-tomcat-" in line:
+            base = line.split("-Djava.util.logging.config.file=")[-1].split("/conf/")[0]
+            mark = Path(base) / tomcat.BASE_MARK
+            try:
+                maker = int(mark.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue  # not made by this version of the lab
+            if maker in ours or not psutil.pid_exists(maker):
+                found.append(line[:200])
+        elif "locustfile.py" in line and lab in line:
             found.append(line[:200])
     return found
 

@@ -20,7 +20,7 @@ import pandas as pd
 from ...datasets import dataset_dir, datasets, load, metadata
 
 __all__ = ["datasets", "dataset_dir", "load", "metadata", "in_window", "summarize",
-           "service_time", "generator_report", "runs_of"]
+           "service_time", "generator_report", "runs_of", "windows", "refusal_margin"]
 
 
 def runs_of(dataset: str | Path) -> pd.DataFrame:
@@ -47,31 +47,55 @@ def in_window(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     return requests[inside.to_numpy()]
 
 
-#: Batches each window is cut into for the standard errors of its means (batch means).
+#: Batches each run's window is cut into for the standard errors of its means (batch means),
+#: when the run was not measured in repeated windows.
 BATCHES = 6
 
 
-def _batch_errors(window: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
-    """Standard errors of a run's mean response time and throughput by batch means: the window
-    cut into :data:`BATCHES` equal parts, the spread of the part means over sqrt(parts).
-    (Successive requests of a closed loop are correlated; batches of seconds are much less.)"""
-    bounds = runs.set_index("run")[["window_start_s", "window_end_s"]]
+def _parts(window: pd.DataFrame, runs: pd.DataFrame, parts: pd.Series) -> pd.DataFrame:
+    """Per run and part (the window cut into ``parts[run]`` equal parts): the part's mean
+    response time of the successful requests, its throughput, requests sent and refused."""
+    bounds = runs.set_index("run")[["window_start_s", "window_end_s"]].assign(parts=parts)
     joined = window.join(bounds, on="run")
-    length = (joined["window_end_s"] - joined["window_start_s"]) / BATCHES
-    batch = ((joined["start_s"] - joined["window_start_s"]) // length).clip(upper=BATCHES - 1)
+    length = (joined["window_end_s"] - joined["window_start_s"]) / joined["parts"]
+    part = ((joined["start_s"] - joined["window_start_s"]) // length).clip(
+        upper=joined["parts"] - 1)
     ok = joined["outcome"] == "ok"
-    parts = pd.DataFrame({"run": joined["run"], "batch": batch.astype(int), "ok": ok,
+    frame = pd.DataFrame({"run": joined["run"], "part": part.astype(int), "ok": ok,
                           "latency_s": (joined["latency_ms"] / 1000).where(ok)})
-    per_batch = parts.groupby(["run", "batch"]).agg(r=("latency_s", "mean"),
-                                                    served=("ok", "sum"))
-    seconds = ((bounds["window_end_s"] - bounds["window_start_s"]) / BATCHES)
-    per_batch["x"] = per_batch["served"] / seconds.reindex(
-        per_batch.index.get_level_values("run")).to_numpy()
-    spread = per_batch.groupby("run").agg(r_sd=("r", "std"), x_sd=("x", "std"),
-                                          batches=("x", "size"))
-    root = np.sqrt(spread["batches"])
+    per_part = frame.groupby(["run", "part"]).agg(
+        response_time=("latency_s", "mean"), served=("ok", "sum"), sent=("ok", "size"))
+    runs_index = per_part.index.get_level_values("run")
+    seconds = ((bounds["window_end_s"] - bounds["window_start_s"]) / bounds["parts"])
+    per_part["throughput"] = per_part["served"] / seconds.reindex(runs_index).to_numpy()
+    per_part["error_rate"] = 1 - per_part["served"] / per_part["sent"]
+    return per_part
+
+
+def _batch_errors(window: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Standard errors of a run's mean response time and throughput: over its repeated
+    windows when it has them (``windows`` > 1), else by batch means, the window cut into
+    :data:`BATCHES` equal parts; the spread of the part means over sqrt(parts).
+    (Successive requests of a closed loop are correlated; parts of seconds are much less.)"""
+    counts = runs.set_index("run")["windows"].astype(int)
+    parts = counts.where(counts > 1, BATCHES)
+    per_part = _parts(window, runs, parts)
+    spread = per_part.groupby("run").agg(r_sd=("response_time", "std"),
+                                         x_sd=("throughput", "std"),
+                                         parts=("throughput", "size"))
+    root = np.sqrt(spread["parts"])
     return pd.DataFrame({"r_succ_se": spread["r_sd"] / root,
                          "throughput_se": spread["x_sd"] / root})
+
+
+def windows(dataset: str | Path) -> pd.DataFrame:
+    """One row per run and repeated window (one window per run measured without repeats):
+    the paper's metrics over that window alone."""
+    runs = runs_of(dataset)
+    window = in_window(load("requests", dataset), runs)
+    per_part = _parts(window, runs, runs.set_index("run")["windows"].astype(int))
+    out = per_part.reset_index().rename(columns={"part": "window"})
+    return out[["run", "window", "throughput", "response_time", "error_rate", "sent"]]
 
 
 def _per_run(window: pd.DataFrame) -> pd.DataFrame:
@@ -141,3 +165,39 @@ def generator_report(dataset: str | Path) -> pd.Series:
         "lag_p99_max_ms": float(runs["lag_p99_ms"].max()),
         "server_core_busy_min": float(np.nanmin(runs["server_core_busy"].astype(float))),
     })
+
+
+def _in_flight_at(starts: np.ndarray, ends: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """For each time of ``at``: how many requests had been sent before it and were not yet
+    answered (or failed), by the clients' clocks."""
+    order_s, order_e = np.sort(starts), np.sort(ends)
+    return (np.searchsorted(order_s, at, side="left")
+            - np.searchsorted(order_e, at, side="right"))
+
+
+def refusal_margin(dataset: str | Path) -> pd.DataFrame:
+    """Per configuration that refused: its capacity B = threads + queue, how many refusals,
+    and how many requests were outstanding (sent and not yet answered, by the clients' clocks)
+    when a refused request was sent: the fewest and the median. B minus the fewest is how far
+    below its capacity the server refused."""
+    runs = runs_of(dataset)
+    requests = load("requests", dataset)
+    rows = []
+    for run in runs[runs["closed"] > 0].itertuples():
+        mine = requests[requests["run"] == run.run]
+        starts = mine["start_s"].to_numpy(dtype=float)
+        ends = starts + mine["latency_ms"].to_numpy(dtype=float) / 1000
+        refused = (mine["outcome"] == "closed").to_numpy()
+        counts = _in_flight_at(starts, ends, starts[refused])
+        rows.append({"split": run.split, "threads": run.threads, "queue": run.queue,
+                     "capacity": run.capacity, "clients": run.clients,
+                     "refusals": int(refused.sum()), "fewest": int(counts.min()),
+                     "median": float(np.median(counts))})
+    table = pd.DataFrame(rows, columns=["split", "threads", "queue", "capacity", "clients",
+                                        "refusals", "fewest", "median"])
+    grouped = table.groupby(["split", "threads", "queue", "capacity"], sort=False)
+    out = grouped.agg(runs=("clients", "size"), refusals=("refusals", "sum"),
+                      fewest_outstanding=("fewest", "min"),
+                      median_outstanding=("median", "median"))
+    out["margin"] = out.index.get_level_values("capacity") - out["fewest_outstanding"]
+    return out.reset_index()
