@@ -7,7 +7,7 @@ import itertools
 import pandas as pd
 import pytest
 
-from queuetune.lab import chapter
+from queuetune.lab.experiments.imre import chapter
 
 CLIENTS = [10, 30, 50, 70, 90]
 

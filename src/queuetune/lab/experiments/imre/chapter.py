@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import mm1bk, thread_pool
-from ..chapters.practical import ceilings
+from .... import mm1bk, thread_pool
+from ....chapters.practical import ceilings
+from ....audit import UNTESTED_MARK
 from . import analysis, models
 
 __all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_curves",
@@ -49,7 +50,7 @@ def _labelled(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def remeasured(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+def remeasured(dataset: str | Path) -> pd.DataFrame:
     """The load runs, labelled, with the paper's three metrics and their standard errors."""
     table = _labelled(models.measured(dataset))
     order = sorted(table["configuration"].unique(),
@@ -138,14 +139,72 @@ def _clients(series: pd.Series) -> str:
     return f"{', '.join(map(str, values))} clients" if values else "no client count"
 
 
-def _c1(table: pd.DataFrame, pools: tuple[int, int], queues: tuple[int, int]) -> tuple:
-    small_q, large_q = queues
+def _untested(parts: list[bool | None], notes: list[str]) -> str:
+    """The evidence of a claim none of whose parts the design can test."""
+    return f"{UNTESTED_MARK} in this design: " + "; ".join(notes)
+
+
+def configurations(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per server configuration of ``table``: its pool, queue, maxConnections, the
+    capacity B it admits, whether it refuses past B (an Executor's full queue; a server whose
+    maxConnections is below threads + queue makes the connections past it wait in the kernel
+    instead), and the client counts measured."""
+    keys = ["threads", "queue", "max_connections", "capacity"]
+    rows = []
+    for values, part in table.groupby(keys, sort=True):
+        threads, queue, limit, capacity = (int(v) for v in values)
+        rows.append({"threads": threads, "queue": queue, "max_connections": limit,
+                     "capacity": capacity, "refuses": limit >= threads + queue,
+                     "clients": tuple(sorted(int(k) for k in part["clients"]))})
+    return pd.DataFrame(rows, columns=[*keys, "refuses", "clients"])
+
+
+def _runs_of(table: pd.DataFrame, config) -> pd.DataFrame:
+    part = table
+    for key in ("threads", "queue", "max_connections"):
+        part = part[part[key] == getattr(config, key)]
+    return part.set_index("clients")
+
+
+def _executor_pairs(table: pd.DataFrame) -> tuple[tuple[int, int] | None, list[int]]:
+    """The smallest and largest pool, and the queues both hold (Executor-limited
+    configurations only), for comparisons at the same maxQueueSize."""
+    configs = configurations(table)
+    configs = configs[configs["refuses"]]
+    pools = sorted(configs["threads"].unique())
+    if len(pools) < 2:
+        return None, []
+    few, many = int(pools[0]), int(pools[-1])
+    queues = sorted(set(configs.loc[configs["threads"] == few, "queue"])
+                    & set(configs.loc[configs["threads"] == many, "queue"]))
+    usable = [int(q) for q in queues
+              if len(_pair(table[table["max_connections"] >= table["threads"] + q],
+                           "response_time", fixed={"queue": q}, vary="threads", a=many,
+                           b=few))]
+    return (few, many), usable
+
+
+def _executor_only(table: pd.DataFrame) -> pd.DataFrame:
+    return table[table["max_connections"] >= table["threads"] + table["queue"]]
+
+
+def _c1(table: pd.DataFrame) -> tuple:
+    pools, queues = _executor_pairs(table)
+    if pools is None or not queues:
+        return "not testable", _untested([], ["no two pools were measured at one queue"])
     few, many = pools
+    table = _executor_only(table)
+    small_q, large_q = queues[0], queues[-1]
     at_large = _directions(_pair(table, "response_time", fixed={"queue": large_q},
                                  vary="threads", a=many, b=few), "response_time")
+    same = bool((at_large == 0).all())
+    if small_q == large_q:
+        return _verdict([same, None]), (
+            f"queue {large_q}: the pools' response times differ at {_clients(at_large != 0)}; "
+            f"only one queue was measured with both pools, so the part about a short queue is "
+            f"not tested")
     at_small = _directions(_pair(table, "response_time", fixed={"queue": small_q},
                                  vary="threads", a=many, b=few), "response_time")
-    same = bool((at_large == 0).all())
     faster = bool((at_small < 0).any() and not (at_small > 0).any())
     evidence = (f"queue {large_q}: the pools' response times differ at "
                 f"{_clients(at_large != 0)}; queue {small_q}: {many} threads answer faster at "
@@ -153,74 +212,161 @@ def _c1(table: pd.DataFrame, pools: tuple[int, int], queues: tuple[int, int]) ->
     return _verdict([same, faster]), evidence
 
 
-def _c2(table: pd.DataFrame, pools: tuple[int, int], queues: tuple[int, int]) -> tuple:
-    small_q, large_q = queues
+def _c2(table: pd.DataFrame) -> tuple:
+    """Per pool: its refusing configuration of the smallest capacity B against its
+    configuration of the largest, above 60 clients and only where the first can refuse
+    (K > B); a pool with no such client count cannot test the claim."""
+    configs = configurations(table)
     parts, notes = [], []
-    for pool in pools:
-        pair = _pair(table, "response_time", fixed={"threads": pool}, vary="queue",
-                     a=small_q, b=large_q)
-        dirs = _directions(pair[pair.index > 60], "response_time")
-        parts.append(bool((dirs < 0).all()) if len(dirs) else None)
-        notes.append(f"{pool} threads: queue {small_q} faster at {_clients(dirs < 0)} "
-                     f"(of {len(dirs)} client counts above 60)")
+    for pool, mine in configs.groupby("threads"):
+        refusing = mine[mine["refuses"]].sort_values("capacity")
+        largest = mine.sort_values("capacity").iloc[-1]
+        if refusing.empty or len(mine) < 2:
+            notes.append(f"{pool} threads: one configuration only, nothing to compare")
+            parts.append(None)
+            continue
+        small = refusing.iloc[0]
+        counts = [k for k in small["clients"] if k > 60 and k > small["capacity"]
+                  and k in largest["clients"]]
+        if small["capacity"] == largest["capacity"] or not counts:
+            notes.append(f"{pool} threads: queue {small['queue']} (B = {small['capacity']}) "
+                         f"cannot refuse at any client count above 60 measured with both, "
+                         f"so this pool does not test the claim")
+            parts.append(None)
+            continue
+        a = _runs_of(table, small).loc[counts]
+        b = _runs_of(table, largest).loc[counts]
+        pair = pd.DataFrame({"response_time_a": a["response_time"],
+                             "response_time_b": b["response_time"],
+                             "response_time_se_a": a["r_succ_se"],
+                             "response_time_se_b": b["r_succ_se"]})
+        dirs = _directions(pair, "response_time")
+        parts.append(bool((dirs < 0).all()))
+        notes.append(f"{pool} threads: B = {small['capacity']} faster than B = "
+                     f"{largest['capacity']} at {_clients(dirs < 0)} (of {len(dirs)} client "
+                     f"counts above 60 where it can refuse)")
+    if all(p is None for p in parts):
+        return "not testable", _untested(parts, notes)
     return _verdict(parts), "; ".join(notes)
 
 
-def _c3(table: pd.DataFrame, pools: tuple[int, int], queues: tuple[int, int]) -> tuple:
-    small_q, large_q = queues
-    few, many = pools
-    large = table[table["queue"] == large_q]
-    none_at_large = bool((large["error_rate"] == 0).all())
-    small = table[table["queue"] == small_q]
-    over = small[small["clients"] > small_q]
-    upto = small[small["clients"] <= small_q]
-    from_50 = bool((over["error_rate"] > 0).all() and (upto["error_rate"] == 0).all())
-    errors = _pair(table, "error_rate", fixed={"queue": small_q}, vary="threads", a=many, b=few)
-    with_errors = errors[(errors["error_rate_a"] > 0) | (errors["error_rate_b"] > 0)]
-    more = (bool((with_errors["error_rate_a"] > with_errors["error_rate_b"]).all())
-            if len(with_errors) else False)
-    refusing = small[small["error_rate"] > 0]
-    first = (", ".join(f"{t} threads from {int(g['clients'].min())} clients"
-                       for t, g in refusing.groupby("threads")) or "never")
-    evidence = (f"queue {large_q}: {'no' if none_at_large else 'some'} errors; queue "
-                f"{small_q}: errors {first}; {many} threads refuse more than {few} at "
-                f"{int((with_errors['error_rate_a'] > with_errors['error_rate_b']).sum())} of "
-                f"{len(with_errors)} client counts with errors")
-    return _verdict([none_at_large, from_50, more]), evidence
+def _equal_capacity_pairs(table: pd.DataFrame) -> list[tuple[int, pd.DataFrame]]:
+    """Per capacity B at which the smallest and the largest pool were both measured with
+    refusing configurations: their runs side by side at the common client counts above B
+    (columns ``<metric>_few``, ``<metric>_many``)."""
+    configs = configurations(table)
+    configs = configs[configs["refuses"]]
+    pools = sorted(configs["threads"].unique())
+    if len(pools) < 2:
+        return []
+    few, many = pools[0], pools[-1]
+    found = []
+    for capacity, group in configs.groupby("capacity"):
+        a, b = group[group["threads"] == few], group[group["threads"] == many]
+        if a.empty or b.empty:
+            continue
+        runs_a, runs_b = _runs_of(table, a.iloc[0]), _runs_of(table, b.iloc[0])
+        counts = sorted(k for k in set(runs_a.index) & set(runs_b.index) if k > capacity)
+        if counts:
+            joined = runs_a.loc[counts].join(runs_b.loc[counts], lsuffix="_few",
+                                             rsuffix="_many")
+            found.append((int(capacity), joined))
+    return found
+
+
+def _c3(table: pd.DataFrame) -> tuple:
+    configs = configurations(table)
+    executor = configs[configs["refuses"]]
+    parts, notes = [], []
+    # (a) a queue that K never exceeds: no errors
+    roomy = executor[[max(c) <= b for c, b in zip(executor["clients"], executor["capacity"],
+                                                  strict=True)]]
+    if roomy.empty:
+        parts.append(None)
+        notes.append("no configuration admits every client measured")
+    else:
+        runs = pd.concat([_runs_of(table, c) for c in roomy.itertuples()])
+        parts.append(bool((runs["error_rate"] == 0).all()))
+        notes.append(f"configurations that admit every client (B = "
+                     f"{', '.join(map(str, sorted(set(roomy['capacity']))))}): errors in "
+                     f"{int((runs['error_rate'] > 0).sum())} of {len(runs)} runs")
+    # (b) errors once the clients exceed B, none before
+    tight = executor[[max(c) > b for c, b in zip(executor["clients"], executor["capacity"],
+                                                 strict=True)]]
+    if tight.empty:
+        parts.append(None)
+        notes.append("no configuration was measured with more clients than it admits, so "
+                     "where errors start is not tested")
+    else:
+        over_ok, under_ok, pieces = True, True, []
+        for c in tight.itertuples():
+            runs = _runs_of(table, c)
+            over, under = runs[runs.index > c.capacity], runs[runs.index <= c.capacity]
+            over_ok &= bool((over["error_rate"] > 0).all())
+            under_ok &= bool((under["error_rate"] == 0).all())
+            first = runs.index[runs["error_rate"] > 0]
+            pieces.append(f"{c.threads} threads, B = {c.capacity}: errors from "
+                          f"{int(first.min()) if len(first) else 'no'} clients")
+        parts.append(over_ok and under_ok)
+        notes.append("; ".join(pieces))
+    # (c) more errors with the larger pool, at one capacity
+    pairs = _equal_capacity_pairs(table)
+    if not pairs:
+        parts.append(None)
+        notes.append("no two pools refuse at one capacity, so whether the larger pool refuses "
+                     "more is not tested (an Executor of T threads admits at least T + 1)")
+    else:
+        more, pieces = [], []
+        for capacity, joined in pairs:
+            with_errors = joined[(joined["error_rate_few"] > 0)
+                                 | (joined["error_rate_many"] > 0)]
+            wins = int((with_errors["error_rate_many"] > with_errors["error_rate_few"]).sum())
+            more.append(bool(len(with_errors)) and wins == len(with_errors))
+            pieces.append(f"B = {capacity}: the larger pool refuses more at {wins} of "
+                          f"{len(with_errors)} client counts with errors")
+        parts.append(all(more))
+        notes.append("; ".join(pieces))
+    return _verdict(parts), "; ".join(notes)
 
 
 def _c4(table: pd.DataFrame) -> tuple:
-    """The level: each configuration's mean throughput at 80 to 100 clients; the same when
-    within :data:`MIN_RELATIVE` of the mean of the four."""
-    top = table[table["clients"] >= 80].groupby("configuration")["throughput"].mean()
+    """The level: each configuration's mean throughput at its largest client counts (from 80
+    clients, or its largest one); the same when within :data:`MIN_RELATIVE` of the mean."""
+    levels = {}
+    for name, part in table.groupby("configuration"):
+        top = part[part["clients"] >= min(80, part["clients"].max())]
+        levels[name] = top["throughput"].mean()
+    top = pd.Series(levels)
     near = (top / top.mean() - 1).abs() <= MIN_RELATIVE
-    evidence = ("mean throughput at 80 to 100 clients: " + "; ".join(
+    evidence = ("mean throughput at 80 clients or more: " + "; ".join(
         f"{c}: {x:.1f}/s" for c, x in top.items()) + f" (their mean {top.mean():.1f}/s)")
     return _verdict([bool(v) for v in near]), evidence
 
 
-def _c5(table: pd.DataFrame, predicted: pd.DataFrame, pools: tuple[int, int],
-        queues: tuple[int, int]) -> tuple:
+def _c5(table: pd.DataFrame, predicted: pd.DataFrame) -> tuple:
     model = predicted[predicted["model"] == "M/M/1/B/K"].set_index("run")
     joined = table.join(model, on="run", suffixes=("", "_model"))
     over_x = joined["throughput_model"] > joined["throughput"]
     slight = (joined["throughput_model"] / joined["throughput"] - 1).abs() <= MIN_RELATIVE
     over_r = joined["response_time_model"] > joined["response_time"]
-    small = joined[joined["queue"] == queues[0]]
-    few = small[small["threads"] == pools[0]].set_index("clients")
-    many = small[small["threads"] == pools[1]].set_index("clients")
-    errors = few.index[(few["error_rate"] > 0) | (many["error_rate"] > 0)]
-    low = np.minimum(few.loc[errors, "error_rate"], many.loc[errors, "error_rate"])
-    high = np.maximum(few.loc[errors, "error_rate"], many.loc[errors, "error_rate"])
-    between = ((few.loc[errors, "share_refused"] >= low)
-               & (few.loc[errors, "share_refused"] <= high))
+    share = model["share_refused"]
+    inside, counted = 0, 0
+    for _, pair in _equal_capacity_pairs(table):
+        with_errors = pair[(pair["error_rate_few"] > 0) | (pair["error_rate_many"] > 0)]
+        for row in with_errors.itertuples():
+            p = share.loc[row.run_few]
+            counted += 1
+            inside += int(min(row.error_rate_few, row.error_rate_many) <= p
+                          <= max(row.error_rate_few, row.error_rate_many))
     parts = [bool((over_x & slight).mean() >= 0.5), bool(over_r.mean() >= 0.5),
-             bool(between.all()) if len(errors) else None]
+             (inside == counted) if counted else None]
+    between = (f"its share refused lies between the two pools' error rates at {inside} of "
+               f"{counted} client counts where pools of one capacity refuse" if counted else
+               "whether its share refused lies between the two pools' is not tested: no two "
+               "pools refuse at one capacity")
     evidence = (f"the model's throughput is higher in {int(over_x.sum())} of {len(joined)} "
                 f"runs (within {MIN_RELATIVE:.0%} in {int(slight.sum())}), its response time "
-                f"higher in {int(over_r.sum())}; its share refused lies between the two pools' "
-                f"error rates at {int(between.sum())} of {len(errors)} client counts with "
-                f"errors at queue {queues[0]}")
+                f"higher in {int(over_r.sum())}; {between}")
     return _verdict(parts), evidence
 
 
@@ -237,20 +383,17 @@ STATEMENTS = {
 
 
 def claims(table: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame:
-    """The paper's claims IM-C1 to IM-C5 judged against each split's measurements."""
-    pools = tuple(sorted(table["threads"].unique()))
-    queues = tuple(sorted(table["queue"].unique()))
-    if len(pools) != 2 or len(queues) != 2:
-        raise ValueError(f"the claims compare two pools and two queues; the data hold pools "
-                         f"{list(pools)} and queues {list(queues)}")
+    """The paper's claims IM-C1 to IM-C5 judged against each split's measurements, on any
+    design: each part of a claim on the configurations that can test it (a queue of 50 is the
+    paper's capacity B; a part no configuration can test is named in the evidence and makes
+    no verdict worse, as :data:`queuetune.audit.DEFINITIONS` says). Runs flagged invalid are
+    left out."""
+    if "valid" in table:
+        table = table[table["valid"].fillna(True).astype(bool)]
     rows = []
     for split, part in table.groupby("split", sort=False):
-        checks = {
-            "IM-C1": _c1(part, pools, queues), "IM-C2": _c2(part, pools, queues),
-            "IM-C3": _c3(part, pools, queues),
-            "IM-C4": _c4(part),
-            "IM-C5": _c5(part, predicted, pools, queues),
-        }
+        checks = {"IM-C1": _c1(part), "IM-C2": _c2(part), "IM-C3": _c3(part),
+                  "IM-C4": _c4(part), "IM-C5": _c5(part, predicted)}
         for claim, (verdict, evidence) in checks.items():
             rows.append({"id": claim, "work": part["work"].iloc[0], "split": split,
                          "statement": STATEMENTS[claim], "verdict": verdict,
@@ -329,7 +472,7 @@ def setup_table(meta: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["", "value"]).set_index("")
 
 
-def processor_demand(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+def processor_demand(dataset: str | Path) -> pd.DataFrame:
     """Per split: the processor time per answered request, measured three ways: the answering
     thread's own measure and the JVM's by the utilization law D = U / X (U: the JVM's share of
     its core over the window, X: answers per second), with one client and under load (median
@@ -443,7 +586,7 @@ def pool_bounds(services: pd.DataFrame, threads: Iterable[int], cores: int = 1
                          "what limits": f"the {'pool' if c.bottleneck == 'pool' else 'cores'}"})
     return pd.DataFrame(rows).set_index(["split", "threads"])
 
-def service_table(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+def service_table(dataset: str | Path) -> pd.DataFrame:
     """The one-client runs: the service time asked for, measured, and its processor part."""
     one = analysis.service_time(dataset)
     return pd.DataFrame({
@@ -454,3 +597,98 @@ def service_table(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFram
         "processor time of the answering thread (ms)": (one["server_cpu_s"] * 1000).round(2),
         "requests": one["requests"],
     }).set_index("work per request")
+
+
+# -- accuracy where sizing needs it ------------------------------------------------------------
+
+#: The regimes of a run, by its clients K against the knee K*: below (K < 2/3 K*), at the knee
+#: (2/3 K* <= K <= 3/2 K*), past it (K > 3/2 K*).
+REGIMES = ("below the knee", "at the knee", "past the knee")
+KNEE_BAND = (2 / 3, 3 / 2)
+
+
+def knee(services: pd.DataFrame, think_time: float, runs: pd.DataFrame,
+         cores: int = 1) -> pd.Series:
+    """Per run: the knee K* = (S + Z) / D, where the bottleneck's demand D is the larger of
+    the core's s_c / p and the pool's S / T (Denning and Buzen's N*, the client count where
+    the two asymptotes of the response time meet). With all processor work and a large pool,
+    D = s_c and K* = (S + Z) / s_c."""
+    S = services.loc[runs["split"], "S"].to_numpy()
+    s_cpu = services.loc[runs["split"], "s_cpu"].to_numpy()
+    demand = np.maximum(s_cpu / cores, S / runs["threads"].to_numpy(dtype=float))
+    return pd.Series((S + think_time) / demand, index=runs.index, name="knee")
+
+
+def regimes(clients: pd.Series, knees: pd.Series) -> pd.Series:
+    """Each run's regime (:data:`REGIMES`) from its clients and its knee."""
+    ratio = clients.astype(float) / knees
+    low, high = KNEE_BAND
+    return pd.Series(np.select([ratio < low, ratio <= high], REGIMES[:2], REGIMES[2]),
+                     index=clients.index, name="regime")
+
+
+def _bootstrap_median(values: np.ndarray, groups: np.ndarray, rng: np.random.Generator,
+                      resamples: int) -> tuple[float, float]:
+    """A 95 % percentile interval of the median of ``values``, resampling whole groups (the
+    runs, each with its repeated windows) with replacement."""
+    labels = np.unique(groups)
+    members = [values[groups == g] for g in labels]
+    medians = np.empty(resamples)
+    for i in range(resamples):
+        picked = rng.integers(0, len(labels), len(labels))
+        medians[i] = np.median(np.concatenate([members[j] for j in picked]))
+    low, high = np.percentile(medians, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def accuracy_by_regime(table: pd.DataFrame, predicted: pd.DataFrame, services: pd.DataFrame,
+                       think_time: float, per_window: pd.DataFrame | None = None, *,
+                       seed: int = 20061124, resamples: int = 2000) -> pd.DataFrame:
+    """Per split, model, regime and quantity: how far the predictions (nothing fitted) fall
+    from the measurements, with a 95 % bootstrap interval.
+
+    Throughput and response time: the relative error p / m - 1 (its median, signed: below
+    zero the model predicts too little, and the largest in size). The share refused: the
+    difference p - m in points, over the runs where the model or the server refused anything.
+    Each run's measurement is one value, or, with repeated windows (``per_window``, from
+    :func:`queuetune.lab.experiments.imre.analysis.windows`), one value per window; the
+    interval resamples whole runs. Left out: runs flagged invalid, and servers limited by
+    maxConnections (their connections wait in the kernel, which neither model describes).
+    A regime the design did not measure has no row."""
+    runs = table.copy()
+    if "valid" in runs:
+        runs = runs[runs["valid"].fillna(True).astype(bool)]
+    runs = runs[runs["max_connections"] >= runs["threads"] + runs["queue"]]
+    runs["regime"] = regimes(runs["clients"], knee(services, think_time, runs))
+    if per_window is not None and (per_window.groupby("run").size() > 1).any():
+        values = per_window.merge(runs[["run", "split", "regime"]], on="run")
+    else:
+        values = runs[["run", "split", "regime", "throughput", "response_time",
+                       "error_rate"]]
+    model = predicted.rename(columns={"throughput": "x_model", "response_time": "r_model",
+                                      "share_refused": "e_model"})
+    joined = values.merge(model[["run", "model", "x_model", "r_model", "e_model"]], on="run")
+    joined["throughput_error"] = joined["x_model"] / joined["throughput"] - 1
+    joined["response_time_error"] = joined["r_model"] / joined["response_time"] - 1
+    joined["refused_error"] = joined["e_model"] - joined["error_rate"]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (split, name, regime), part in joined.groupby(["split", "model", "regime"],
+                                                      sort=False):
+        for quantity, column, subset in (
+                ("throughput", "throughput_error", part),
+                ("response time", "response_time_error", part),
+                ("share refused (points)", "refused_error",
+                 part[(part["e_model"] > 1e-4) | (part["error_rate"] > 0)])):
+            if subset.empty:
+                continue
+            errors = subset[column].to_numpy(dtype=float)
+            low, high = _bootstrap_median(errors, subset["run"].to_numpy(), rng, resamples)
+            rows.append({"split": split, "model": name, "regime": regime,
+                         "quantity": quantity, "runs": subset["run"].nunique(),
+                         "median error": float(np.median(errors)), "low": low, "high": high,
+                         "largest error": float(errors[np.argmax(np.abs(errors))])})
+    out = pd.DataFrame(rows)
+    out["regime"] = pd.Categorical(out["regime"], REGIMES, ordered=True)
+    return out.sort_values(["split", "model", "quantity", "regime"], kind="stable"
+                           ).reset_index(drop=True)
