@@ -1,4 +1,4 @@
-"""The keep-alive experiment's parts that need no server: its campaign file, the server's
+"""The keep-alive experiment's parts that need no server: its campaign files, the server's
 settings, the page, how a run is summarized and how TIME_WAIT sockets are told apart."""
 
 from __future__ import annotations
@@ -6,39 +6,44 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from queuetune.lab.experiments.keepalive import dataset, plan, server, summary
+from queuetune.lab import campaign
+from queuetune.lab.experiments.keepalive import server_config as server
+from queuetune.lab.experiments.keepalive import summary
 
 
-def test_the_default_campaign_is_the_blogs_test_with_a_baseline():
-    runs = plan.configurations(plan.load())
-    assert [(r.scheme, r.keep_alive_requests) for r in runs] == [
-        ("http", 1), ("http", 5), ("http", 10), ("http", 100), ("https", 100)]
-    assert {(r.clients, r.requests_per_client, r.response_bytes) for r in runs} == {
-        (10, 1000, 5887)}
-    assert [r.run for r in runs] == [1, 2, 3, 4, 5]
+def test_the_built_in_campaign_is_the_blogs_test_with_a_baseline():
+    plan = campaign.load(campaign.builtin("keepalive"))
+    assert plan.experiment.NAME == "keepalive"
+    runs = plan.schedule()
+    assert [(r["tls"], r["requests_per_connection"], r["clients"]) for r in runs] == [
+        (False, 1, 10), (False, 5, 10), (False, 10, 10), (False, 100, 10), (True, 100, 10)]
+    assert (plan.settings.requests_per_client, plan.settings.response_bytes) == (1000, 5887)
+    assert len(plan.server_groups()) == 5  # a fresh Tomcat per configuration
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('format = 1\nexperiment = "keepalive"\nspeed = 2\n', r"unknown key\(s\) \['speed'\]"),
-    ('format = 1\nexperiment = "imre"\n', "experiment must be 'keepalive'"),
-    ('format = 2\nexperiment = "keepalive"\n', "format must be 1"),
-    ('format = 1\nexperiment = "keepalive"\n[load]\nthreads = 3\n',
-     r"unknown key\(s\) \['threads'\] in \[load\]"),
+def _campaign_text(**changes: str) -> str:
+    text = campaign.builtin("keepalive-smoke").read_text()
+    for old, new in changes.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("[timing]", "speed = 2\n[timing]", r"speed"),
+    ("requests_per_connection = [5]\nclients = [2]\n\n# The",
+     "requests_per_connection = [0]\nclients = [2]\n\n# The",
+     r"requests_per_connection\[0\] must be"),
+    ("tls = [true]", "tls = [1]", r"tls\[0\] must be true \(HTTPS\) or false"),
+    ("requests_per_client = 12", "requests_per_client = 0",
+     r"load.requests_per_client must be"),
+    ("server_cores = [1]", "server_cores = 1", r"server.server_cores must be a list"),
 ])
-def test_a_bad_campaign_file_is_refused_by_name(tmp_path, text, message):
+def test_a_bad_campaign_file_is_refused_by_name(tmp_path, old, new, message):
     path = tmp_path / "bad.toml"
-    path.write_text(text)
+    path.write_text(_campaign_text(**{old: new}))
     with pytest.raises(ValueError, match=message):
-        plan.load(path)
-
-
-def test_bad_levels_are_refused_by_name():
-    with pytest.raises(ValueError, match="factors.http levels must be between 1 and 100000"):
-        plan.configurations({"factors": {"http": [0]}})
-    with pytest.raises(ValueError, match="factors.https must be a list of whole numbers"):
-        plan.configurations({"factors": {"https": "100"}})
-    with pytest.raises(ValueError, match="factors must name at least one level"):
-        plan.configurations({"factors": {}})
+        campaign.load(path)
 
 
 def test_the_page_has_the_blogs_size():
@@ -109,11 +114,3 @@ def test_time_wait_sockets_are_told_apart_by_the_side_that_holds_them():
     assert summary.time_wait_counts(out, port=8080) == {"server": 2, "client": 1}
     with pytest.raises(ValueError, match="port must be between 1 and 65535"):
         summary.time_wait_counts(out, port=0)
-
-
-def test_a_data_set_is_never_written_over(tmp_path):
-    first = dataset.new_folder(tmp_path, "keepalive-tomcat", "2026-11-27")
-    first.mkdir()
-    assert first.name == "keepalive-tomcat-2026-11-27"
-    assert dataset.new_folder(tmp_path, "keepalive-tomcat", "2026-11-27").name == (
-        "keepalive-tomcat-2026-11-27-2")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from . import processes
 from .tomcat import (
+    BASE_PREFIX,
     ServerError,
     ServerSettings,
     Tomcat,
@@ -160,7 +161,7 @@ class VirtualThreadTomcat(Tomcat):
     def start(self) -> None:
         catalina = _require_installation()
         require_free_port(self.settings.port, self.settings.address)
-        self._tmp = tempfile.TemporaryDirectory(prefix="queuetune-tomcat-")
+        self._tmp = tempfile.TemporaryDirectory(prefix=BASE_PREFIX)
         self.base = Path(self._tmp.name)
         env = _environment({"CATALINA_BASE": str(self.base),
                             "CATALINA_TMPDIR": str(self.base / "temp"),

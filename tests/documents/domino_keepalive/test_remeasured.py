@@ -12,7 +12,8 @@ from queuetune.documents.domino_keepalive import remeasured as tc
 
 
 def _raw_runs() -> pd.DataFrame:
-    return pd.read_csv(data.data_dir() / "lab" / tc.dataset_name() / "runs.csv")
+    raw = pd.read_csv(data.data_dir() / "lab" / tc.dataset_name() / "runs.csv")
+    return raw.assign(valid=raw["valid"].astype(str) == "True")
 
 
 def test_the_newest_data_set_wins_by_date_then_by_its_number():
@@ -41,9 +42,12 @@ def test_the_verdicts_follow_from_the_raw_runs():
     t = plain["average_request_time_ms"]
     tls = raw.loc[raw["scheme"] == "https", "average_request_time_ms"].iloc[0]
     verdicts = tc.what_holds().set_index("finding")["on Tomcat"].tolist()
-    expected = [t[100] < t[5], (t[5] - t[10]) > (t[5] - t[100]) / 2, tls > t[100],
+    gained = t[100] < t[5]
+    expected = [gained, gained and (t[5] - t[10]) > (t[5] - t[100]) / 2, tls > t[100],
                 bool((plain["time_wait_server"].diff().dropna() < 0).all()), t[1] > t[5]]
     assert verdicts == ["holds" if e else "does not hold" for e in expected]
+    valid = tc.what_holds()["from valid runs"]
+    assert valid.tolist()[3] == bool(plain["valid"].all())
 
 
 def test_the_connection_cost_is_fitted_to_the_four_plain_runs():

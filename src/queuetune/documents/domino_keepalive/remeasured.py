@@ -2,7 +2,7 @@
 
 The data set is the newest complete one of the lab's keep-alive experiment under
 ``data/lab/`` (:func:`dataset_name`), measured by
-``python -m queuetune.lab.experiments.keepalive run``. Every function takes the data set's
+``python -m queuetune.lab run keepalive``. Every function takes the data set's
 name, so that the chapter can be pointed at another.
 """
 
@@ -13,11 +13,11 @@ import re
 import numpy as np
 import pandas as pd
 
-from ... import data
+from ...lab import datasets as lab_datasets
 from . import amortization
 from . import claims as dk
 
-__all__ = ["dataset_name", "runs", "metadata", "beside_blog", "fit", "time_wait",
+__all__ = ["dataset_name", "runs", "metadata", "validity", "beside_blog", "fit", "time_wait",
            "what_holds", "chart_frame", "chart_description"]
 
 EXPERIMENT = "keepalive"
@@ -33,19 +33,15 @@ def _key(name: str) -> tuple[str, int]:
 
 
 def dataset_name() -> str:
-    """The newest complete data set of the keep-alive experiment (by date, then by the
-    ``-2``, ``-3`` ... of a later one the same day)."""
-    found = []
-    for package in data.packages():
-        if not package.startswith("lab/"):
-            continue
-        measurement = data.metadata(package).get("measurement", {})
-        if measurement.get("experiment") == EXPERIMENT and measurement.get(
-                "status") == "complete":
-            found.append(package.removeprefix("lab/"))
+    """The newest data set of the keep-alive experiment whose every planned run is stored
+    (status ``complete``, or ``complete-with-invalid-runs``: the runner flagged some runs, and
+    the chapter shows which and why), by date, then by the ``-2``, ``-3`` ... of a later one
+    the same day."""
+    found = [name for name in lab_datasets.datasets(EXPERIMENT)
+             if lab_datasets.metadata(name).get("status", "").startswith("complete")]
     if not found:
         raise ValueError("no complete data set of the keep-alive experiment under data/lab/; "
-                         "measure one: python -m queuetune.lab.experiments.keepalive run")
+                         "measure one: python -m queuetune.lab run keepalive")
     return max(found, key=_key)
 
 
@@ -54,13 +50,31 @@ def _name(dataset: str | None) -> str:
 
 
 def metadata(dataset: str | None = None) -> dict:
-    """The data set's ``measurement`` block: date, machine, versions, settings."""
-    return data.metadata(f"lab/{_name(dataset)}")["measurement"]
+    """The data set's ``measurement`` block: date, machine, versions, settings, status."""
+    return lab_datasets.metadata(_name(dataset))
 
 
 def runs(dataset: str | None = None) -> pd.DataFrame:
-    """One row per run of the data set (``runs.csv``)."""
-    return data.load(f"lab/{_name(dataset)}", "runs")
+    """One row per run of the data set (``runs.csv``), with the runner's validity columns."""
+    return lab_datasets.load("runs", _name(dataset))
+
+
+def validity(dataset: str | None = None) -> pd.DataFrame:
+    """Per run: the test, whether the runner found it valid, and why not."""
+    frame = runs(dataset)
+    return pd.DataFrame({
+        "test": [_test_name(s, n) for s, n in zip(frame["scheme"], frame["keep_alive_requests"],
+                                                  strict=True)],
+        "valid": frame["valid"].astype(bool).to_numpy(),
+        "load_average_1min": frame["load_average_1min"].to_numpy(),
+        "reason": frame["invalid_reason"].fillna("").to_numpy(),
+    })
+
+
+def _test_name(scheme: str, n: int) -> str:
+    if scheme == "https":
+        return f"HTTPS, {int(n)} per connection"
+    return "HTTP, keep-alive off" if int(n) == 1 else f"HTTP, {int(n)} per connection"
 
 
 def _http(frame: pd.DataFrame) -> pd.DataFrame:
@@ -76,11 +90,11 @@ def beside_blog(dataset: str | None = None) -> pd.DataFrame:
     rows = []
     for r in runs(dataset).itertuples():
         n = int(r.keep_alive_requests)
+        name = _test_name(r.scheme, n)
         if r.scheme == "https":
-            source, name = tls, f"HTTPS, {n} per connection"
+            source = tls
         else:
             source = plain.loc[n] if n in plain.index else None
-            name = "HTTP, keep-alive off" if n == 1 else f"HTTP, {n} per connection"
         rows.append({
             "test": name,
             "requests_per_connection": n,
@@ -92,6 +106,7 @@ def beside_blog(dataset: str | None = None) -> pd.DataFrame:
             "connections": int(r.connections_opened),
             "time_wait_server": int(r.time_wait_server),
             "time_wait_client": int(r.time_wait_client),
+            "valid": bool(r.valid),
         })
     return pd.DataFrame(rows)
 
@@ -134,15 +149,24 @@ def _word(holds: bool) -> str:
     return "holds" if holds else "does not hold"
 
 
+def _change(cut_pct: float) -> str:
+    """A cut in time as words: '11 % less time' or '19 % more time'."""
+    return (f"{cut_pct:.0f} % less time per request" if cut_pct >= 0
+            else f"{-cut_pct:.0f} % more time per request")
+
+
 def what_holds(dataset: str | None = None) -> pd.DataFrame:
     """The blog's findings, each judged on Tomcat's runs: the statement, what the blog
-    measured, what Tomcat measured, and whether it holds there."""
+    measured, what Tomcat measured, whether it holds there, and whether every run it rests on
+    passed the runner's checks (a run on a busy machine does not)."""
     frame = runs(dataset)
     plain = _http(frame).set_index("keep_alive_requests")
     t = plain["average_request_time_ms"].astype(float)
+    ok = plain["valid"].astype(bool)
     gains = dk.setting_gains().set_index("requests_per_connection")
     tomcat_cut = (t[5] - t[100]) / t[5] * 100
-    tomcat_share_10 = (t[5] - t[10]) / (t[5] - t[100]) * 100 if t[5] != t[100] else np.nan
+    gained = t[100] < t[5]
+    share_10 = (t[5] - t[10]) / (t[5] - t[100]) * 100 if gained else np.nan
     tls = frame[frame["scheme"] == "https"].iloc[0]
     tls_ms = float(tls["average_request_time_ms"])
     blog_tls = float(dk.results().query("requests_per_connection.isna()",
@@ -150,26 +174,28 @@ def what_holds(dataset: str | None = None) -> pd.DataFrame:
     tw = plain["time_wait_server"].astype(int)
     rows = [
         ("A limit of 100 requests per connection is faster than 5",
-         f"{gains.loc[100, 'time_cut_pct']:.0f} % less time per request",
-         f"{tomcat_cut:.0f} % less time per request", _word(t[100] < t[5])),
+         _change(gains.loc[100, "time_cut_pct"]), _change(tomcat_cut), _word(gained),
+         bool(ok[5] and ok[100])),
         ("Most of that gain comes by 10 requests per connection",
          f"{gains.loc[10, 'share_of_gain_pct']:.0f} % of it at 10",
-         f"{tomcat_share_10:.0f} % of it at 10", _word(tomcat_share_10 > 50)),
+         f"{share_10:.0f} % of it at 10" if gained else "no gain from 5 to 100",
+         _word(bool(gained and share_10 > 50)), bool(ok[5] and ok[10] and ok[100])),
         ("Over TLS a request takes longer than over plain HTTP",
          f"{blog_tls:.0f} ms over TLS (setting not stated) against "
          f"{plain_blog_ms(100):.0f} ms at 100",
          f"{tls_ms:.1f} ms over TLS against {t[100]:.1f} ms, both at 100",
-         _word(tls_ms > t[100])),
+         _word(tls_ms > t[100]), bool(tls["valid"] and ok[100])),
         ("Fewer connections leave fewer sockets in TIME_WAIT",
          "observed on the author's servers, not counted in the test",
          " / ".join(f"{v}" for v in tw.to_numpy()) + " at " +
          " / ".join(str(int(n)) for n in tw.index) + " per connection",
-         _word(bool(np.all(np.diff(tw.to_numpy()) < 0)))),
+         _word(bool(np.all(np.diff(tw.to_numpy()) < 0))), bool(ok.all())),
         ("Without keep-alive (1 per connection) is slower still",
          "not measured", f"{t[1]:.1f} ms at 1 against {t[5]:.1f} ms at 5",
-         _word(t[1] > t[5])),
+         _word(t[1] > t[5]), bool(ok[1] and ok[5])),
     ]
-    return pd.DataFrame(rows, columns=["finding", "blog (Domino)", "Tomcat", "on Tomcat"])
+    return pd.DataFrame(rows, columns=["finding", "blog (Domino)", "Tomcat", "on Tomcat",
+                                       "from valid runs"])
 
 
 def plain_blog_ms(n: int) -> float:

@@ -11,6 +11,7 @@ count in the measured port's ``TIME_WAIT``.
 
 from __future__ import annotations
 
+import os
 import secrets
 import shutil
 import ssl
@@ -27,6 +28,8 @@ from ... import processes
 from ...tomcat import (
     _DEFAULT_CONF,
     _LOGGING,
+    BASE_MARK,
+    BASE_PREFIX,
     ServerError,
     Tomcat,
     _environment,
@@ -165,8 +168,11 @@ def client_context() -> ssl.SSLContext:
 
 
 def write_base(base: Path, settings: KeepAliveSettings) -> None:
+    """A ``CATALINA_BASE`` for one configuration, marked as the lab's (so that a killed
+    runner's folder is removed by the next run)."""
     for folder in ("conf", "logs", "temp", "work", "webapps/ROOT"):
         (base / folder).mkdir(parents=True, exist_ok=True)
+    (base / BASE_MARK).write_text(f"{os.getpid()}\n", encoding="utf-8")
     for name in ("web.xml", "catalina.properties", "context.xml"):
         shutil.copyfile(_DEFAULT_CONF / name, base / "conf" / name)
     (base / "conf" / "server.xml").write_text(server_xml(settings), encoding="utf-8")
@@ -198,7 +204,7 @@ class KeepAliveTomcat(Tomcat):
         catalina = _require_installation()
         for port in (self.settings.port, self.settings.warm_port):
             require_free_port(port, self.settings.address)
-        self._tmp = tempfile.TemporaryDirectory(prefix="queuetune-tomcat-")
+        self._tmp = tempfile.TemporaryDirectory(prefix=BASE_PREFIX)
         self.base = Path(self._tmp.name)
         command = ["sh", str(catalina), "run"]
         if self.settings.cores:
@@ -237,6 +243,17 @@ class KeepAliveTomcat(Tomcat):
                 time.sleep(0.2)
         raise ServerError(f"Tomcat did not answer on {self.warm_url} within "
                           f"{self.start_timeout_s:g} s; its log ends with:\n{self.log_tail()}")
+
+    def probe(self, timeout_s: float) -> bool:
+        """Whether the measured port answers one request for the page within ``timeout_s``."""
+        context = client_context() if self.settings.tls else None
+        request = urllib.request.Request(f"{self.url}/{PAGE}", headers={"Connection": "close"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s, context=context) as answer:
+                answer.read()
+                return answer.status == 200
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            return False
 
     def answered_on(self, port: int) -> int:
         """Requests the access log shows answered on ``port`` (measured or warm-up)."""
