@@ -570,12 +570,16 @@ def prediction_errors(table: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFr
 def pool_effect(table: pd.DataFrame) -> pd.DataFrame:
     """Per split and queue: at how many client counts the larger pool's response time is lower,
     higher, or not different (by :func:`differs`) from the smaller pool's, and the largest
-    relative gap."""
+    relative gap (servers limited by maxConnections left out; a queue measured with one pool
+    only, or at no client count in common, has no row)."""
+    table = _executor_only(table)
     pools = sorted(table["threads"].unique())
     few, many = pools[0], pools[-1]
     rows = []
     for (split, queue), part in table.groupby(["split", "queue"], sort=False):
         pair = _pair(part, "response_time", fixed={}, vary="threads", a=many, b=few)
+        if pair.empty:
+            continue
         signs = _directions(pair, "response_time")
         gap = (pair["response_time_a"] / pair["response_time_b"] - 1).abs()
         rows.append({"split": split, "queue": int(queue), "client counts": len(pair),
@@ -720,7 +724,9 @@ def validity_table(table: pd.DataFrame) -> pd.DataFrame:
     for column in ("valid", "invalid", "not checked"):
         if column not in counts:
             counts[column] = 0
-    return counts[["valid", "invalid", "not checked"]]
+    counts = counts[["valid", "invalid", "not checked"]]
+    counts.columns.name = None
+    return counts
 
 
 def invalid_runs(table: pd.DataFrame) -> pd.DataFrame:
@@ -728,3 +734,18 @@ def invalid_runs(table: pd.DataFrame) -> pd.DataFrame:
     bad = table[table["valid"].eq(False).fillna(False).astype(bool)]
     return bad[["run", "split", "threads", "queue", "max_connections", "clients",
                 "invalid_reason"]].reset_index(drop=True)
+
+
+def error_text(by_regime: pd.DataFrame, split: str, model: str, regime: str,
+               quantity: str) -> str:
+    """One row of :func:`accuracy_by_regime` as text: ``"-7.7% (-12.0% to -3.8%)"``, or in
+    points for the share refused; ``"not measured"`` where the design has no such row."""
+    found = by_regime[(by_regime["split"] == split) & (by_regime["model"] == model)
+                      & (by_regime["regime"] == regime) & (by_regime["quantity"] == quantity)]
+    if found.empty:
+        return "not measured"
+    row = found.iloc[0]
+    if quantity.startswith("share"):
+        return (f"{row['median error'] * 100:+.1f} points ({row['low'] * 100:+.1f} to "
+                f"{row['high'] * 100:+.1f})")
+    return f"{row['median error']:+.1%} ({row['low']:+.1%} to {row['high']:+.1%})"
