@@ -99,7 +99,7 @@ def repair(folder: str | Path) -> str:
         raise ValueError(f"folder {str(folder)!r} has status {m.get('status')!r}; only a data "
                          f"set left 'running' by a killed runner needs repair")
     pid = m.get("runner_pid")
-    if pid is not None and psutil.pid_exists(int(pid)) and _is_runner(int(pid)):
+    if pid is not None and _still_running(int(pid), m.get("runner_started")):
         raise ValueError(f"the runner of {str(folder)!r} (PID {pid}) is still running")
     runs = load("runs", folder)
     invalid = ([int(r) for r in runs.loc[runs["valid"].eq(False).fillna(False), "run"]]
@@ -126,8 +126,11 @@ def repair(folder: str | Path) -> str:
     return status
 
 
-def _is_runner(pid: int) -> bool:
+def _still_running(pid: int, started: float | None) -> bool:
+    """Whether the process that wrote the data set runs still (the same PID, started at the
+    same time: a PID the system gave to another process since does not count)."""
     try:
-        return "queuetune" in " ".join(psutil.Process(pid).cmdline())
+        process = psutil.Process(pid)
+        return started is None or abs(process.create_time() - float(started)) < 1e-3
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return False

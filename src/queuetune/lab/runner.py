@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 from . import machine, records, tomcat, validity
 from .campaign import Campaign, Run
 from .harness import Server, Session
@@ -207,6 +209,7 @@ def _metadata(plan: Campaign, options: Options) -> dict:
             "date": options.date,
             "status": "running",
             "runner_pid": os.getpid(),
+            "runner_started": psutil.Process().create_time(),
             "validity": {"core_margin": plan.validity.core_margin,
                          "probe_timeout_s": plan.validity.probe_timeout_s,
                          "stop_after_dead_server": plan.validity.stop_after_dead_server},

@@ -18,11 +18,13 @@ import numpy as np
 import pandas as pd
 
 from .... import mm1bk, thread_pool
-from ....chapters.practical import ceilings
 from ....audit import UNTESTED_MARK
+from ....chapters.practical import ceilings
 from . import analysis, models
 
-__all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_curves",
+__all__ = ["REGIMES", "accuracy_by_regime", "configurations", "invalid_runs", "knee",
+           "regimes", "validity_table", "MIN_RELATIVE", "config_label", "split_label",
+           "remeasured", "model_curves",
            "differs", "claims", "processor_demand", "at_clients", "prediction_errors",
            "pool_bounds", "pool_effect", "repeatability"]
 
@@ -30,9 +32,13 @@ __all__ = ["MIN_RELATIVE", "config_label", "split_label", "remeasured", "model_c
 MIN_RELATIVE = 0.10
 
 
-def config_label(threads: int, queue: int) -> str:
-    """``"30 threads, queue 50"``."""
-    return f"{threads} threads, queue {queue}"
+def config_label(threads: int, queue: int, max_connections: int | None = None) -> str:
+    """``"30 threads, queue 50"``, with ``", maxConnections 50"`` when that setting admits
+    fewer requests than threads + queue."""
+    label = f"{threads} threads, queue {queue}"
+    if max_connections is not None and max_connections < threads + queue:
+        label += f", maxConnections {max_connections}"
+    return label
 
 
 def split_label(cpu_ms: float, sleep_ms: float) -> str:
@@ -43,8 +49,8 @@ def split_label(cpu_ms: float, sleep_ms: float) -> str:
 
 def _labelled(table: pd.DataFrame) -> pd.DataFrame:
     out = table.copy()
-    out["configuration"] = [config_label(t, q) for t, q in zip(out["threads"], out["queue"],
-                                                                strict=True)]
+    out["configuration"] = [config_label(t, q, c) for t, q, c in zip(
+        out["threads"], out["queue"], out["max_connections"], strict=True)]
     out["work"] = [split_label(c, s) for c, s in zip(out["cpu_ms"], out["sleep_ms"],
                                                      strict=True)]
     return out
@@ -65,17 +71,18 @@ def model_curves(runs: pd.DataFrame, services: pd.DataFrame, think_time: float,
     """Both models' curves from the one-client service time, for every configuration measured:
     one row per split x configuration x model x client count."""
     K = np.asarray(list(clients), dtype=int)
-    settings = runs.drop_duplicates(["split", "threads", "queue"])
+    settings = runs.drop_duplicates(["split", "threads", "queue", "max_connections"])
     frames = []
     for row in settings.itertuples():
         S, s_cpu, s_wait = services.loc[row.split, ["S", "s_cpu", "s_wait"]]
-        B = row.threads + row.queue
+        B = row.capacity
         single = mm1bk(K, B, S, think_time)
         pool = thread_pool(K, B, row.threads, s_cpu, s_wait, think_time, method="exact")
         for name, result in (("M/M/1/B/K", single), ("thread-limited", pool)):
             frames.append(pd.DataFrame({
                 "split": row.split, "work": row.work,
-                "configuration": config_label(row.threads, row.queue), "model": name,
+                "configuration": config_label(row.threads, row.queue, row.max_connections),
+                "model": name,
                 "clients": K, "throughput": result.throughput,
                 "response_time": result.response_time,
                 "error_rate": result.rejection_probability}))
@@ -268,8 +275,8 @@ def _equal_capacity_pairs(table: pd.DataFrame) -> list[tuple[int, pd.DataFrame]]
         runs_a, runs_b = _runs_of(table, a.iloc[0]), _runs_of(table, b.iloc[0])
         counts = sorted(k for k in set(runs_a.index) & set(runs_b.index) if k > capacity)
         if counts:
-            joined = runs_a.loc[counts].join(runs_b.loc[counts], lsuffix="_few",
-                                             rsuffix="_many")
+            joined = runs_a.loc[counts].add_suffix("_few").join(
+                runs_b.loc[counts].add_suffix("_many"))
             found.append((int(capacity), joined))
     return found
 
@@ -447,7 +454,13 @@ def packets_of(packets: pd.DataFrame, scenario: str, request: int) -> pd.DataFra
 def setup_table(meta: dict) -> pd.DataFrame:
     """Where, with what and how the data set was measured, one line per item."""
     m, s = meta["machine"], meta["settings"]
-    design, timing = s["design"], s["timing"]
+    timing = s["timing"]
+    tables = s["design"] if isinstance(s["design"], list) else [s["design"]]
+
+    def levels(factor: str) -> str:
+        found = sorted({v for t in tables for v in t.get(factor, [])})
+        return ", ".join(map(str, found)) or "the campaign's default"
+
     splits = "; ".join(f"{x['name']}: {split_label(x['cpu_ms'], x['sleep_ms'])}"
                        for x in s["splits"])
     rows = [
@@ -460,13 +473,18 @@ def setup_table(meta: dict) -> pd.DataFrame:
         ("load generator", f"{meta['load_generator']}, Locust {m['locust']}"),
         ("pinning (taskset)", f"server on core(s) {meta['pinning']['server_cores']}, "
                               f"generator on core(s) {meta['pinning']['generator_cores']}"),
-        ("thread pools (maxThreads)", ", ".join(map(str, design["threads"]))),
-        ("connection queues (maxQueueSize)", ", ".join(map(str, design["queue"]))),
-        ("clients", ", ".join(map(str, design["clients"]))),
+        ("thread pools (maxThreads)", levels("threads")),
+        ("connection queues (maxQueueSize)", levels("queue")),
+        ("maxConnections", levels("max_connections") if any("max_connections" in t
+                                                             for t in tables)
+         else f"{s['server']['max_connections']} (never the limit)"),
+        ("clients", levels("clients")),
         ("work per request", splits),
         ("think time", f"exponential, mean {s['think_time_s']:g} s"),
         ("each run", f"clients start over {timing['ramp_s']:g} s, warm up "
-                     f"{timing['warmup_s']:g} s, measured {timing['measure_s']:g} s"),
+                     f"{timing['warmup_s']:g} s, measured {timing['measure_s']:g} s"
+                     + (f" in {timing['windows']} windows" if timing.get("windows", 1) > 1
+                        else "")),
         ("connections", "a new one per request" if not s["keep_alive"] else "kept alive"),
     ]
     return pd.DataFrame(rows, columns=["", "value"]).set_index("")
@@ -552,12 +570,16 @@ def prediction_errors(table: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFr
 def pool_effect(table: pd.DataFrame) -> pd.DataFrame:
     """Per split and queue: at how many client counts the larger pool's response time is lower,
     higher, or not different (by :func:`differs`) from the smaller pool's, and the largest
-    relative gap."""
+    relative gap (servers limited by maxConnections left out; a queue measured with one pool
+    only, or at no client count in common, has no row)."""
+    table = _executor_only(table)
     pools = sorted(table["threads"].unique())
     few, many = pools[0], pools[-1]
     rows = []
     for (split, queue), part in table.groupby(["split", "queue"], sort=False):
         pair = _pair(part, "response_time", fixed={}, vary="threads", a=many, b=few)
+        if pair.empty:
+            continue
         signs = _directions(pair, "response_time")
         gap = (pair["response_time_a"] / pair["response_time_b"] - 1).abs()
         rows.append({"split": split, "queue": int(queue), "client counts": len(pair),
@@ -692,3 +714,38 @@ def accuracy_by_regime(table: pd.DataFrame, predicted: pd.DataFrame, services: p
     out["regime"] = pd.Categorical(out["regime"], REGIMES, ordered=True)
     return out.sort_values(["split", "model", "quantity", "regime"], kind="stable"
                            ).reset_index(drop=True)
+
+
+def validity_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Per split and kind of run: how many runs are valid, invalid, or were not checked (a
+    data set written before the runner checked every run), by the runner's checks."""
+    word = table["valid"].map({True: "valid", False: "invalid"}).fillna("not checked")
+    counts = pd.crosstab([table["split"], table["kind"]], word)
+    for column in ("valid", "invalid", "not checked"):
+        if column not in counts:
+            counts[column] = 0
+    counts = counts[["valid", "invalid", "not checked"]]
+    counts.columns.name = None
+    return counts
+
+
+def invalid_runs(table: pd.DataFrame) -> pd.DataFrame:
+    """The runs flagged invalid, with the runner's reasons."""
+    bad = table[table["valid"].eq(False).fillna(False).astype(bool)]
+    return bad[["run", "split", "threads", "queue", "max_connections", "clients",
+                "invalid_reason"]].reset_index(drop=True)
+
+
+def error_text(by_regime: pd.DataFrame, split: str, model: str, regime: str,
+               quantity: str) -> str:
+    """One row of :func:`accuracy_by_regime` as text: ``"-7.7% (-12.0% to -3.8%)"``, or in
+    points for the share refused; ``"not measured"`` where the design has no such row."""
+    found = by_regime[(by_regime["split"] == split) & (by_regime["model"] == model)
+                      & (by_regime["regime"] == regime) & (by_regime["quantity"] == quantity)]
+    if found.empty:
+        return "not measured"
+    row = found.iloc[0]
+    if quantity.startswith("share"):
+        return (f"{row['median error'] * 100:+.1f} points ({row['low'] * 100:+.1f} to "
+                f"{row['high'] * 100:+.1f})")
+    return f"{row['median error']:+.1%} ({row['low']:+.1%} to {row['high']:+.1%})"
