@@ -15,7 +15,7 @@ import pytest
 from lab_campaigns import validate_package
 
 from queuetune.lab import campaign, datasets, runner
-from queuetune.lab.experiments.keepalive import summary
+from queuetune.lab.experiments.keepalive import closing, summary
 
 pytestmark = pytest.mark.lab
 
@@ -90,3 +90,19 @@ def test_time_wait_is_left_on_the_server_which_closes_first(measured):
     assert plain["time_wait_server"] + plain["time_wait_client"] == plain["connections_opened"]
     assert plain["time_wait_server"] >= (plain["connections_opened"] - unfinished) / 2
     assert plain["time_wait_before_server"] == plain["time_wait_before_client"] == 0
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
+def test_on_the_wire_http_ends_with_fins_and_https_with_the_clients_reset(tls):
+    # Over HTTPS the client closes with the server's TLS closing alert unread, so its kernel
+    # sends a reset, which leaves no TIME_WAIT: the 0 / 0 of the HTTPS runs.
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    seen = closing.close_sequences(tls=tls, requests=6, keep_alive_requests=2)
+    if seen is None:
+        pytest.skip("tcpdump cannot capture here (needs root or CAP_NET_RAW)")
+    assert len(seen) == 3, seen
+    if tls:
+        assert (seen["reset_by"] == "client").all(), seen
+    else:
+        assert (seen["reset_by"] == "").all() and (seen["first_fin"] != "").all(), seen
+    assert {p.pid for p in psutil.Process().children(recursive=True)} - before == set()
