@@ -104,11 +104,11 @@ def check_accounting(folder):
     requests = datasets.load("requests", folder)
     per_run = requests.groupby("run").size()
     for run in runs.itertuples():
-        if getattr(run, "valid", True) is False:  # flagged by the runner, with its reason
-            continue
         assert run.sent == per_run.get(run.run, 0) == run.locust_requests
         assert run.ok + run.closed + run.other_errors == run.sent
         if pd.isna(run.server_answered):  # a server the runner did not start
+            continue
+        if getattr(run, "server_alive", True) is False:  # died during the run: flagged
             continue
         assert run.server_answered == run.ok, "an answer the client did not count"
         assert run.server_rejected == run.closed, "a refusal the client did not see"
