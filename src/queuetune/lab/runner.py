@@ -152,7 +152,8 @@ def _run(session: Session, server: Server, run: Run, done: _Progress) -> bool:
                 if server.counters is not None and before is not None else None)
     checked = validity.check_run(measured, server, counters, monitor, session.plan.validity)
     row = {"run": number, "kind": run.kind, **measured.row, **checked}
-    row.setdefault("seconds", round(time.monotonic() - started, 2))
+    if "seconds" in records.columns(session.plan.experiment.TABLES["runs"]):
+        row.setdefault("seconds", round(time.monotonic() - started, 2))
     with records.held_signals():  # a run's rows are stored together or not at all
         for table, rows in measured.tables.items():
             session.writer.append(table, [{"run": number, **r} for r in rows])
