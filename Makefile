@@ -103,9 +103,11 @@ execute-notebooks: setup
 lab: setup
 	QUEUETUNE_LIVE=1 $(VENV)/bin/jupyter lab notebooks
 
-# The lab: re-measure the Imre et al. experiment on Tomcat (about 55 min for the default
-# campaign; writes a new data set under data/lab/). CAMPAIGN=smoke for a short check,
-# LAB_ARGS for more (see: .venv/bin/python -m queuetune.lab run --help).
+# The lab: re-measure the Imre et al. experiment on Tomcat (about 85 min for the default
+# campaign, `python -m queuetune.lab plan` prints it; writes a new data set under data/lab/,
+# whose status says whether every run passed the runner's checks). CAMPAIGN=smoke for a short
+# check, CAMPAIGN=path/to/file.toml for any experiment's campaign, LAB_ARGS for more (see:
+# .venv/bin/python -m queuetune.lab run --help).
 CAMPAIGN ?= imre
 measure: setup tomcat
 	$(PY) -m queuetune.lab run $(CAMPAIGN) --out data/lab $(LAB_ARGS)

@@ -7,17 +7,21 @@ import itertools
 import pandas as pd
 import pytest
 
-from queuetune.lab import chapter
+from queuetune import audit
+from queuetune.lab.experiments.imre import chapter
 
 CLIENTS = [10, 30, 50, 70, 90]
 
 
 def _table(response_time, error_rate=lambda t, q, k: 0.0, throughput=lambda t, q, k: 50.0,
-           se=0.001):
+           se=0.001, capacity=lambda t, q: q, clients=CLIENTS):
+    """Made-up runs of pools 30 and 100 x queues 50 and 200. By default in the paper's world,
+    where the capacity B is the queue; ``capacity=lambda t, q: t + q`` is Tomcat's."""
     rows = []
-    for run, (t, q, k) in enumerate(itertools.product((30, 100), (50, 200), CLIENTS), 1):
+    for run, (t, q, k) in enumerate(itertools.product((30, 100), (50, 200), clients), 1):
         rows.append({"run": run, "split": "cpu", "work": "14 ms processor", "threads": t,
-                     "queue": q, "clients": k, "configuration": chapter.config_label(t, q),
+                     "queue": q, "max_connections": 10000, "capacity": capacity(t, q),
+                     "clients": k, "configuration": chapter.config_label(t, q),
                      "response_time": response_time(t, q, k), "r_succ_se": se,
                      "error_rate": error_rate(t, q, k), "throughput": throughput(t, q, k),
                      "throughput_se": se})
@@ -72,10 +76,103 @@ def test_an_unequal_saturation_level_is_caught():
     assert _verdicts(table)["IM-C4"] == "contradicted"
 
 
-def test_claims_need_two_pools_and_two_queues():
+def test_a_design_with_one_pool_says_what_it_cannot_test_rather_than_raising():
     table = _table(lambda t, q, k: 1.0)
-    with pytest.raises(ValueError, match="two pools and two queues"):
-        chapter.claims(table[table["threads"] == 30], _predicted(table))
+    one_pool = table[table["threads"] == 30]
+    found = chapter.claims(one_pool, _predicted(one_pool)).set_index("id")
+    assert found.loc["IM-C1", "verdict"] == "not testable"
+    assert found.loc["IM-C1", "evidence"].startswith(audit.UNTESTED_MARK)
+    assert "no two pools refuse at one capacity" in found.loc["IM-C3", "evidence"]
+    for row in found.itertuples():
+        assert audit.evidence_problems(row.verdict, row.evidence) == []
+
+
+def test_a_part_no_configuration_can_test_is_named_and_makes_no_verdict_worse():
+    # Tomcat's mapping, B = T + Q, at most 90 clients: 100 threads never refuse, and no two
+    # pools refuse at one capacity
+    def r(t, q, k):
+        return 0.05 * k if (t == 30 and q == 50 and k > 80) else 0.1 * k
+
+    def e(t, q, k):
+        return 0.2 if (t == 30 and q == 50 and k > 80) else 0.0
+
+    table = _table(r, e, capacity=lambda t, q: t + q)
+    found = chapter.claims(table, _predicted(table)).set_index("id")
+    # IM-C3: no errors where every client is admitted, errors once K > B: both hold; the
+    # third part (more errors with 100 threads) is not tested, and does not count
+    assert found.loc["IM-C3", "verdict"] == "supported"
+    assert "is not tested" in found.loc["IM-C3", "evidence"]
+    # IM-C2: only the 30-thread pool can refuse above 60 clients; there B = 80 answers faster
+    assert found.loc["IM-C2", "verdict"] == "supported"
+    assert "100 threads: queue 50 (B = 150) cannot refuse" in found.loc["IM-C2", "evidence"]
+    assert "not tested" in found.loc["IM-C5", "evidence"]
+    for row in found.reset_index().itertuples():
+        assert audit.evidence_problems(row.verdict, row.evidence) == []
+
+
+def test_maxconnections_limited_servers_are_not_counted_as_refusing():
+    table = _table(lambda t, q, k: 0.1 * k)
+    table.loc[table["threads"] == 100, "max_connections"] = 50
+    configs = chapter.configurations(table)
+    assert configs.loc[configs["threads"] == 100, "refuses"].tolist() == [False, False]
+    assert configs.loc[configs["threads"] == 30, "refuses"].tolist() == [True, True]
+    assert chapter.config_label(100, 50, 50) == "100 threads, queue 50, maxConnections 50"
+
+
+def test_the_knee_is_where_the_asymptotes_meet():
+    services = pd.DataFrame({"S": [0.0145, 0.715], "s_cpu": [0.014, 0.014]},
+                            index=pd.Index(["cpu", "sleep"], name="split"))
+    runs = pd.DataFrame({"split": ["cpu", "sleep", "sleep"], "threads": [30, 100, 30]})
+    knees = chapter.knee(services, 0.4, runs)
+    assert knees.tolist() == pytest.approx([(0.0145 + 0.4) / 0.014, (0.715 + 0.4) / 0.014,
+                                            (0.715 + 0.4) * 30 / 0.715])
+    regimes = chapter.regimes(pd.Series([10, 20, 45, 46]), pd.Series([30.0] * 4))
+    assert regimes.tolist() == ["below the knee", "at the knee", "at the knee",
+                                "past the knee"]
+
+
+def _accuracy_case(windows: bool):
+    services = pd.DataFrame({"S": [0.0145], "s_cpu": [0.014]},
+                            index=pd.Index(["cpu"], name="split"))
+    table = pd.DataFrame({"run": [1, 2, 3], "split": "cpu", "threads": 30, "queue": 200,
+                          "max_connections": 10000, "clients": [10, 30, 90],
+                          "throughput": [20.0, 60.0, 70.0], "response_time": [0.02, 0.05, 0.9],
+                          "error_rate": [0.0, 0.0, 0.1], "valid": [True, True, pd.NA]})
+    predicted = pd.DataFrame({"run": [1, 2, 3], "model": "m",
+                              "throughput": [22.0, 54.0, 70.0],
+                              "response_time": [0.02, 0.05, 0.99],
+                              "share_refused": [0.0, 0.0, 0.05]})
+    per_window = None
+    if windows:
+        per_window = pd.DataFrame({
+            "run": [1, 1, 1, 2, 2, 2, 3, 3, 3], "window": [0, 1, 2] * 3,
+            "throughput": [20.0, 22.0, 18.0, 60.0, 60.0, 60.0, 70.0, 70.0, 70.0],
+            "response_time": [0.02] * 3 + [0.05] * 3 + [0.9] * 3,
+            "error_rate": [0.0] * 6 + [0.1] * 3, "sent": 100})
+    return chapter.accuracy_by_regime(table, predicted, services, 0.4, per_window,
+                                      resamples=200).set_index(["regime", "quantity"])
+
+
+def test_accuracy_is_reported_by_regime_with_an_interval():
+    found = _accuracy_case(windows=False)
+    assert found.loc[("below the knee", "throughput"), "median error"] == pytest.approx(0.1)
+    assert found.loc[("at the knee", "throughput"), "median error"] == pytest.approx(-0.1)
+    assert found.loc[("past the knee", "response time"), "median error"] == pytest.approx(0.1)
+    # the share refused in points, only where either side refused
+    refused = found.loc[("past the knee", "share refused (points)")]
+    assert refused["median error"] == pytest.approx(-0.05) and refused["runs"] == 1
+    assert ("below the knee", "share refused (points)") not in found.index
+    for row in found.itertuples():
+        assert row.low <= row.median_error <= row.high if hasattr(row, "median_error") else True
+
+
+def test_repeated_windows_give_the_interval_its_spread():
+    found = _accuracy_case(windows=True)
+    below = found.loc[("below the knee", "throughput")]
+    # windows measured 20, 22 and 18 against a prediction of 22
+    assert below["median error"] == pytest.approx(22 / 20 - 1)
+    assert below["low"] <= below["median error"] <= below["high"]
+    assert below["largest error"] == pytest.approx(22 / 18 - 1)
 
 
 @pytest.mark.parametrize(("cpu", "sleep", "label"), [

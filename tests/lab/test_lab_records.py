@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from queuetune.lab import records
+from queuetune.lab.experiments.imre import TABLES
 
 
 def _writer(folder):
@@ -17,11 +18,13 @@ def _writer(folder):
     def readme(m):
         return f"status {m['measurement']['status']}\n"
 
-    return records.DatasetWriter(folder, metadata, readme, files={"campaign.toml": "x = 1\n"})
+    return records.DatasetWriter(folder, metadata, readme, tables=TABLES,
+                                 files={"campaign.toml": "x = 1\n"})
 
 
 def _row(table, run=1):
-    return tuple(run if i == 0 else "" for i in range(len(records.columns(table))))
+    return {name: run if i == 0 else "" for i, name in
+            enumerate(records.columns(TABLES[table]))}
 
 
 def test_folder_is_created_at_the_first_write_only(tmp_path):
@@ -30,7 +33,7 @@ def test_folder_is_created_at_the_first_write_only(tmp_path):
     assert not (tmp_path / "set").exists()
     writer.append("runs", [_row("runs")])
     assert sorted(p.name for p in (tmp_path / "set").iterdir()) == sorted(
-        [path for path, _, _ in records.TABLES.values()]
+        [path for path, _, _ in TABLES.values()]
         + ["campaign.toml", "datapackage.json", "README.md"])
     assert (tmp_path / "set" / "README.md").read_text() == "status running\n"
 
@@ -43,13 +46,27 @@ def test_an_existing_data_set_is_never_written_over(tmp_path):
         writer.append("runs", [_row("runs")])
 
 
-def test_a_row_of_the_wrong_width_writes_nothing(tmp_path):
+def test_a_row_missing_a_column_or_with_an_unknown_one_writes_nothing(tmp_path):
     writer = _writer(tmp_path / "set")
     writer.append("runs", [_row("runs", 1)])
     before = (tmp_path / "set" / "runs.csv").read_bytes()
-    with pytest.raises(ValueError, match="runs row has 2 values"):
-        writer.append("runs", [_row("runs", 2), (3, "load")])
+    with pytest.raises(ValueError, match=r"lacks columns \['split'"):
+        writer.append("runs", [_row("runs", 2), {"run": 3, "kind": "load"}])
+    with pytest.raises(ValueError, match=r"unknown columns \['colour'\]"):
+        writer.append("runs", [{**_row("runs", 2), "colour": "red"}])
+    with pytest.raises(ValueError, match="must be a mapping of column name"):
+        writer.append("runs", [tuple(_row("runs", 2).values())])
     assert (tmp_path / "set" / "runs.csv").read_bytes() == before
+
+
+def test_rows_are_written_in_the_tables_column_order_whatever_their_order(tmp_path):
+    writer = _writer(tmp_path / "set")
+    row = _row("calibration")
+    row.update(step=4, work=10, latency_ms=1.5, server_cpu_us=7)
+    writer.append("calibration", [dict(reversed(list(row.items())))])
+    frame = pd.read_csv(tmp_path / "set" / "calibration.csv")
+    assert frame.iloc[0].to_dict() == {"step": 4, "work": 10, "latency_ms": 1.5,
+                                       "server_cpu_us": 7}
 
 
 def test_gzip_members_append_into_one_readable_table(tmp_path):
@@ -57,7 +74,7 @@ def test_gzip_members_append_into_one_readable_table(tmp_path):
     writer.append("requests", [_row("requests", 1)])
     writer.append("requests", [_row("requests", 2), _row("requests", 3)])
     frame = pd.read_csv(tmp_path / "set" / "requests.csv.gz")
-    assert list(frame.columns) == records.columns("requests")
+    assert list(frame.columns) == records.columns(TABLES["requests"])
     assert frame["run"].tolist() == [1, 2, 3]
     raw = (tmp_path / "set" / "requests.csv.gz").read_bytes()
     assert gzip.decompress(raw).count(b"\n") == 4  # header + 3 rows
@@ -87,7 +104,7 @@ def test_a_signal_during_a_write_waits_until_the_write_is_done():
 
 
 def test_every_table_has_a_schema_with_descriptions():
-    for table in records.TABLES:
+    for table in TABLES.values():
         fields = records.schema(table)["fields"]
         assert fields and all(f["description"] for f in fields)
         assert len({f["name"] for f in fields}) == len(fields)

@@ -13,7 +13,9 @@ import json
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from lab_campaigns import (
@@ -24,7 +26,8 @@ from lab_campaigns import (
     write_campaign,
 )
 
-from queuetune.lab import analysis, campaign, runner, tomcat
+from queuetune.lab import campaign, datasets, runner, tomcat
+from queuetune.lab.experiments.imre import analysis, experiment
 
 pytestmark = pytest.mark.lab
 
@@ -43,12 +46,20 @@ def test_the_data_set_is_complete_and_valid(smoke):
     plan, folder = smoke
     report = validate_package(folder)
     assert report.valid, report.flatten(["rowNumber", "fieldName", "message"])[:5]
-    meta = analysis.metadata(folder)
-    assert meta["status"] == "complete"
+    meta = datasets.metadata(folder)
+    assert meta["format_version"] == 2 and meta["experiment"] == "imre"
+    runs = datasets.load("runs", folder)
+    # on a quiet machine every run is valid; on a shared one the core check flags some, and
+    # the status then says so (never "complete" with an invalid run)
+    invalid = runs.loc[~runs["valid"].astype(bool), "run"].tolist()
+    assert meta["invalid_runs"] == invalid
+    assert meta["status"] == ("complete" if not invalid else "complete-with-invalid-runs")
+    assert runs["server_alive"].all() and runs["probe_ok"].all()
+    assert (runs["refused_seen"] == runs["refused_by_server"]).all()
+    assert (runs["connection_errors"] == 0).all()
     assert meta["pinning"] == {"server_cores": [1], "generator_cores": [0], "tool": "taskset"}
     assert meta["machine"]["tomcat"].startswith("Apache Tomcat/")
     assert (folder / "campaign.toml").read_text() == plan.source
-    runs = analysis.load("runs", folder)
     assert runs["kind"].tolist() == [r.kind for r in plan.schedule()]
 
 
@@ -85,24 +96,28 @@ def test_the_two_limits_behave_differently(smoke):
     # kernel to accept them (a SYN sent again a second later)
     assert (limit["outcome"] == "ok").all()
     assert (limit["connect_ms"].max() > 500)
+    # 4 threads behind maxConnections 2: never refused either, the later ones wait
+    fewer = wire.loc["executor-max-connections"]
+    assert (fewer["outcome"] == "ok").all()
+    assert (fewer["connect_ms"].max() > 500)
 
 
 def test_distributed_mode_with_a_worker_process(tmp_path, no_leftovers):
     settings = smoke_settings()
-    settings["design"]["clients"] = [4]
+    settings["design"][0]["clients"] = [4]
     file = write_campaign(tmp_path, settings)
     folder = runner.run_campaign(campaign.load(file), runner.Options(
         out_root=tmp_path / "out", workers=1, wire=False, progress=False))
     assert validate_package(folder).valid
     runs, requests = check_accounting(folder)
-    assert analysis.metadata(folder)["load_generator"] == "Locust (local workers: 1)"
+    assert datasets.metadata(folder)["load_generator"] == "Locust (local workers: 1)"
     assert requests.groupby("run")["user"].nunique().tolist() == [1, 4]
 
 
 def _start_and_wait_for_runs(tmp_path, runs: int):
     """A campaign of seven runs in a child process, once ``runs`` of them are stored."""
     settings = smoke_settings()
-    settings["design"]["clients"] = [2, 3, 4, 5, 6, 7, 8]
+    settings["design"][0]["clients"] = [2, 3, 4, 5, 6, 7, 8]
     file = write_campaign(tmp_path, settings)
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-m", "queuetune.lab", "run", str(file),
@@ -132,6 +147,15 @@ def test_ctrl_c_stops_everything_and_keeps_the_finished_runs(tmp_path, no_leftov
     assert set(requests["run"]) == set(runs["run"])
 
 
+def _bases_of(pid: int) -> list:
+    found = []
+    for base in Path(tempfile.gettempdir()).glob(f"{tomcat.BASE_PREFIX}*"):
+        mark = base / tomcat.BASE_MARK
+        if mark.is_file() and mark.read_text().split() == [str(pid)]:
+            found.append(base)
+    return found
+
+
 def test_a_killed_runner_takes_its_server_and_generator_with_it(tmp_path, no_leftovers):
     process, folder = _start_and_wait_for_runs(tmp_path, 1)
     process.send_signal(signal.SIGKILL)  # no chance to clean up
@@ -142,19 +166,41 @@ def test_a_killed_runner_takes_its_server_and_generator_with_it(tmp_path, no_lef
     # the no_leftovers fixture fails the test if the JVM or Locust outlived the runner;
     # what was stored before is complete and valid
     assert validate_package(folder).valid
-    check_accounting(folder)
+    runs, _ = check_accounting(folder)
+    # the status still says running; repair sets it from what is on disk
+    assert datasets.metadata(folder)["status"] == "running"
+    assert datasets.repair(folder) == "killed"
+    meta = datasets.metadata(folder)
+    assert meta["status"] == "killed" and meta["runs_completed"] == len(runs)
+    with pytest.raises(ValueError, match="only a data set left 'running'"):
+        datasets.repair(folder)
+    # the killed runner's CATALINA_BASE stayed behind, marked; the next runner removes it
+    stale = _bases_of(process.pid)
+    assert stale, "the killed runner left no marked CATALINA_BASE"
+    assert set(stale) <= set(tomcat.remove_stale_bases())
+    assert not any(base.exists() for base in stale)
 
 
 def test_a_server_started_by_the_user(tmp_path, no_leftovers):
     settings = smoke_settings()
-    settings["design"]["clients"] = [3]
+    settings["design"][0]["clients"] = [3]
     plan = campaign.load(write_campaign(tmp_path, settings))
     server = tomcat.ServerSettings(threads=2, queue=1, port=tomcat.free_port(), cores=(1,))
-    with tomcat.Tomcat(server) as elsewhere:
+    secret = experiment.new_secret()
+    header = {experiment.SECRET_HEADER: secret}
+    with tomcat.Tomcat(server, pages={"work.jsp": experiment.page(secret)},
+                       ready_headers=header) as elsewhere:
+        with pytest.raises(ValueError, match="needs the secret of its test page"):
+            runner.run_campaign(plan, runner.Options(
+                out_root=tmp_path / "out", target=elsewhere.url, progress=False))
+        with pytest.raises(ValueError, match="does not serve the test page .* with this"):
+            runner.run_campaign(plan, runner.Options(
+                out_root=tmp_path / "out", target=elsewhere.url, secret="wrong",
+                progress=False))
         folder = runner.run_campaign(plan, runner.Options(
-            out_root=tmp_path / "out", target=elsewhere.url, progress=False))
+            out_root=tmp_path / "out", target=elsewhere.url, secret=secret, progress=False))
     assert validate_package(folder).valid
-    meta = analysis.metadata(folder)
+    meta = datasets.metadata(folder)
     assert meta["server"].startswith(f"a server started by the user at {elsewhere.url}")
     runs, _ = check_accounting(folder)
     assert runs["server_answered"].isna().all() and runs["server_cpu"].isna().all()
@@ -166,5 +212,5 @@ def test_an_unreachable_target_is_refused_by_name(tmp_path):
     url = f"http://127.0.0.1:{tomcat.free_port()}"
     with pytest.raises(ValueError, match=f"target {url} does not serve the test page"):
         runner.run_campaign(plan, runner.Options(out_root=tmp_path / "out", target=url,
-                                                 progress=False))
+                                                 secret="any", progress=False))
     assert not (tmp_path / "out").exists()

@@ -3,6 +3,7 @@ start (nothing written in either case)."""
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import stat
 
@@ -29,9 +30,9 @@ def test_a_port_in_use_is_refused_by_name(tmp_path):
         busy.listen()
         port = busy.getsockname()[1]
         plan = campaign.load(campaign.builtin("smoke"))
-        plan = plan.__class__(**{**plan.__dict__,
-                                 "server": plan.server.__class__(
-                                     **{**plan.server.__dict__, "port": port})})
+        server = dataclasses.replace(plan.settings.server, port=port)
+        plan = dataclasses.replace(plan, settings=dataclasses.replace(plan.settings,
+                                                                      server=server))
         with pytest.raises(ValueError, match=f"server.port {port} is already in use"):
             runner.run_campaign(plan, runner.Options(out_root=tmp_path / "out",
                                                      progress=False))

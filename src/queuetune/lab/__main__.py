@@ -2,14 +2,20 @@
 
 Examples::
 
-    python -m queuetune.lab run                     # the default campaign (imre), about 1 hour
+    python -m queuetune.lab run                     # the default campaign (imre)
     python -m queuetune.lab run smoke --out /tmp/x  # a few seconds
-    python -m queuetune.lab run --target http://server:8080   # a server you started
+    python -m queuetune.lab run --target http://server:8080 --secret S   # a server you started
     python -m queuetune.lab run --workers 2         # Locust master + 2 local workers
     python -m queuetune.lab run --expect-workers 3 --master-bind 0.0.0.0:5557
     python -m queuetune.lab plan                    # what the default campaign will do
+    python -m queuetune.lab repair data/lab/X       # the status of a data set whose runner died
     python -m queuetune.lab webapp DIR              # the test page, to deploy on your server
     python -m queuetune.lab locustfile              # path of the Locust file, for workers
+
+The test page does work only for requests that carry its secret (a new one each time
+``webapp`` writes it; it prints it): pass it to ``run --secret``. Remove the page from your
+server when you have measured. Locust's distributed port (``--master-bind``) belongs on a
+trusted network only: anyone who reaches it can join the run as a worker.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import sys
 from pathlib import Path
 
 from . import campaign as campaign_
-from .generator import locustfile
+from . import experiments
 
 
 def _campaign(name: str) -> campaign_.Campaign:
@@ -34,6 +40,17 @@ def _bind(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+_WEBAPP_HELP = """\
+Writes the test page (work.jsp) into FOLDER, with a new random secret written into it, and
+prints the secret. Deploy the page as the ROOT application (or any context) of your own
+server; it does work only for requests carrying the secret (header X-Queuetune-Secret),
+which `python -m queuetune.lab run --target URL --secret SECRET` sends. Any other request
+gets 403 at once and costs nothing. Remove the page from your server when you have measured:
+with its secret, it does as much work as it is asked. Locust's distributed port
+(--master-bind) belongs on a trusted network only.
+"""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m queuetune.lab", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -45,58 +62,86 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, default=Path("data/lab"),
                      help="folder that receives the new data set (default: data/lab)")
     run.add_argument("--target", help="base URL of a server you started (the runner then "
-                                      "starts no Tomcat)")
+                                      "starts no server)")
+    run.add_argument("--secret", help="the secret of the test page deployed on --target "
+                                      "(printed by the webapp command)")
     run.add_argument("--workers", type=int, default=0,
                      help="Locust's distributed mode with this many local workers")
     run.add_argument("--expect-workers", type=int, default=0,
                      help="Locust's distributed mode, waiting for this many workers that you "
                           "start on other machines")
     run.add_argument("--master-bind", type=_bind, default=None,
-                     help="HOST:PORT the Locust master listens on for remote workers")
+                     help="HOST:PORT the Locust master listens on for remote workers (a "
+                          "trusted network only)")
     run.add_argument("--no-wire", action="store_true",
-                     help="skip the two scenarios at Tomcat's limits")
+                     help="skip the scenarios at the server's limits")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     plan = sub.add_parser("plan", help="print what a campaign will run and how long it takes")
     plan.add_argument("campaign", nargs="?", default="imre")
-    webapp = sub.add_parser("webapp", help="write the test page into a folder, to deploy it "
-                                           "as ROOT (or any context) of your own server")
+    repair = sub.add_parser("repair", help="set the status of a data set whose runner was "
+                                           "killed, from the runs on disk")
+    repair.add_argument("folder", type=Path)
+    webapp = sub.add_parser("webapp", help="write the test page, with a new secret, to deploy "
+                                           "on your own server (remove it after measuring)",
+                            description=_WEBAPP_HELP)
     webapp.add_argument("folder", type=Path)
-    sub.add_parser("locustfile", help="print the path of the Locust file (for workers)")
+    webapp.add_argument("--experiment", default="imre", help="whose page (default: imre)")
+    locust = sub.add_parser("locustfile", help="print the path of the Locust file (for "
+                                               "workers)")
+    locust.add_argument("--experiment", default="imre", help="whose file (default: imre)")
     return parser
+
+
+def _plan(plan: campaign_.Campaign) -> int:
+    runs = plan.schedule()
+    minutes = plan.estimated_seconds() / 60
+    print(f"{plan.name}: {len(runs)} runs, about {minutes:.0f} min "
+          f"(experiment {plan.experiment.NAME})")
+    for run in runs:
+        levels = "  ".join(f"{k} {v}" for k, v in run.levels)
+        print(f"  {run.kind:10} {levels}")
+    return 0
+
+
+def _webapp(args) -> int:
+    experiment = experiments.get(args.experiment)
+    secret = experiment.new_secret()
+    args.folder.mkdir(parents=True, exist_ok=True)
+    path = args.folder / "work.jsp"
+    path.write_bytes(experiment.page(secret))
+    print(f"wrote {path}\nsecret: {secret}\n(send it as header X-Queuetune-Secret; "
+          f"python -m queuetune.lab run --target URL --secret {secret}). Remove the page "
+          f"after measuring.")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "locustfile":
-        print(locustfile())
-        return 0
-    if args.command == "webapp":
-        from importlib import resources
-
-        args.folder.mkdir(parents=True, exist_ok=True)
-        page = resources.files(__package__) / "app" / "work.jsp"
-        (args.folder / "work.jsp").write_bytes(page.read_bytes())
-        print(f"wrote {args.folder / 'work.jsp'}")
-        return 0
     try:
+        if args.command == "locustfile":
+            print(experiments.get(args.experiment).locustfile())
+            return 0
+        if args.command == "webapp":
+            return _webapp(args)
+        if args.command == "repair":
+            from .datasets import repair
+
+            status = repair(args.folder)
+            print(f"{args.folder}: {status}")
+            return 0
         plan = _campaign(args.campaign)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.command == "plan":
-        runs = plan.schedule()
-        minutes = plan.estimated_seconds() / 60
-        print(f"{plan.name}: {len(runs)} runs, about {minutes:.0f} min")
-        for run in runs:
-            print(f"  {run.kind:10} {run.split.name:8} threads {run.threads:5} queue "
-                  f"{run.queue:6} clients {run.clients:6}")
-        return 0
+        return _plan(plan)
     from .runner import Options, run_campaign
     from .tomcat import ServerError
 
-    options = Options(out_root=args.out, target=args.target, workers=args.workers,
-                      expect_workers=args.expect_workers, master_bind=args.master_bind,
-                      wire=not args.no_wire, progress=not args.quiet)
+    options = Options(out_root=args.out, target=args.target, secret=args.secret,
+                      workers=args.workers, expect_workers=args.expect_workers,
+                      master_bind=args.master_bind, wire=not args.no_wire,
+                      progress=not args.quiet)
     print(f"{plan.name}: {len(plan.schedule())} runs, about "
           f"{plan.estimated_seconds(starts_server=args.target is None) / 60:.0f} min",
           file=sys.stderr)
@@ -113,6 +158,14 @@ def main(argv: list[str] | None = None) -> int:
               "completed so far are stored", file=sys.stderr)
         return 130
     print(directory)
+    from .datasets import metadata
+
+    meta = metadata(directory)
+    if meta["status"] != "complete":
+        invalid = ", ".join(map(str, meta.get("invalid_runs") or [])) or "none"
+        print(f"status: {meta['status']} (invalid runs: {invalid}; see invalid_reason in "
+              f"runs.csv)", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,122 +1,120 @@
 """A measurement campaign, read from a small declarative TOML file.
 
-A campaign names the server's settings to try (thread pools and connection queues), the
-workload (how much processor work and how much waiting each request does, how long clients
-think), the client counts, and the timing of every run. Everything is checked before anything
-starts: a wrong value raises ``ValueError`` naming the key (``design.threads[0]``) and its
-allowed range, and nothing is written.
+A campaign file names its experiment (a home of its own under
+``queuetune/lab/experiments/<name>/``), the factors of its design and their levels, and the
+experiment's own settings. The runner measures every combination of the levels (their
+product, as asv runs a benchmark over the product of its ``params``); a campaign may hold
+several ``[[design]]`` tables, each a product of its own, measured one after the other (a
+combination that two tables share is measured once). Factor names are the experiment's (see its
+``FACTORS``); a factor a design table leaves out takes the experiment's default.
+
+Everything is checked before anything starts: a wrong value raises ``ValueError`` naming the
+key (``design[0].threads[0]``) and its allowed range, and nothing is written.
+
+    [campaign]
+    format = 2                 # the campaign file format (a file without it is format 1)
+    name = "imre-tomcat"
+    experiment = "imre"
+    description = "..."
+    seed = 1
+
+    [[design]]                 # the product of these levels
+    split = ["cpu", "sleep"]
+    threads = [30, 100]
+    clients = [10, 20, 30]
+
+    [validity]                 # the runner's checks of every run (all optional)
+    core_margin = 0.10
+    stop_after_dead_server = true
+
+    [timing] ...               # every other table is the experiment's own
 
 >>> from queuetune.lab import campaign
 >>> plan = campaign.load(campaign.builtin("smoke"))
->>> plan.name, [s.name for s in plan.splits], plan.design.clients
-('smoke', ['mixed'], (2, 8))
->>> [(r.threads, r.queue, r.clients) for r in plan.runs()]
+>>> plan.name, plan.experiment.NAME, plan.format
+('smoke', 'imre', 2)
+>>> [(r["threads"], r["queue"], r["clients"]) for r in plan.cells()]
 [(2, 1, 2), (2, 1, 8)]
 """
 
 from __future__ import annotations
 
-import math
+import itertools
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .._validation import integer, real
+from .._validation import real
 
 __all__ = [
+    "FORMAT_VERSION",
     "Campaign",
-    "Checks",
-    "Design",
+    "Factor",
     "Run",
-    "Server",
-    "Split",
-    "Timing",
+    "Validity",
     "builtin",
     "builtins",
     "load",
+    "only",
+    "get",
+    "name_of",
     "parse",
 ]
 
+#: The campaign file format this version reads and writes (``[campaign] format``). Format 1:
+#: the files written before experiments had homes of their own (no ``format``, no
+#: ``experiment``, one ``[design]`` table, the Imre experiment); they are read as format 2.
+FORMAT_VERSION = 2
+
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
-# Seconds a run needs besides ramp, warm-up and measurement: starting the load generator,
-# letting the last requests finish, stopping (measured: about 1 s on a 2-core machine, more
-# when answers take seconds).
-RUN_OVERHEAD_S = 1.5
-# Seconds to start a server and compile the page (measured: about 3 s), besides the JIT
-# warm-up.
-SERVER_START_S = 4.0
 
 
 @dataclass(frozen=True)
-class Split:
-    """How one request spends its service time: ``cpu_ms`` of arithmetic, then ``sleep_ms``."""
+class Factor:
+    """A factor an experiment's design may vary.
+
+    ``check(value, key, settings)`` returns the checked level or raises ``ValueError`` naming
+    ``key``; ``default`` (a function of the experiment's settings) gives the level of a design
+    table that leaves the factor out (``None``: the factor is required); ``server``: runs
+    differing in it need a server of their own (the runner restarts the server between them).
+    """
 
     name: str
-    cpu_ms: float
-    sleep_ms: float
+    check: Callable[[Any, str, Any], Any]
+    description: str
+    default: Callable[[Any], Any] | None = None
+    server: bool = True
 
 
 @dataclass(frozen=True)
-class Design:
-    """The factors crossed in the campaign: pools x queues x clients (x splits)."""
+class Validity:
+    """The runner's checks of every run (the campaign file's ``[validity]``)."""
 
-    threads: tuple[int, ...]
-    queue: tuple[int, ...]
-    clients: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Timing:
-    """Durations of one run, in seconds, and of the one-client and calibration runs."""
-
-    ramp_s: float
-    warmup_s: float
-    measure_s: float
-    one_client_s: float
-    calibration_requests: int
-    jit_warmup_s: float
-
-
-@dataclass(frozen=True)
-class Server:
-    """Settings of the Tomcat the runner starts, and the cores it and the generator use."""
-
-    port: int
-    max_connections: int
-    accept_count: int
-    keep_alive_requests: int
-    connection_timeout_ms: int
-    heap_mb: int
-    server_cores: tuple[int, ...]
-    generator_cores: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Checks:
-    """Limits that say the load generator kept up (checked in the data of every run)."""
-
-    generator_cpu_max: float
-    lag_p99_max_ms: float
-    request_timeout_s: float
+    core_margin: float = 0.10  # the server's cores may be this much busier than its process
+    probe_timeout_s: float = 10.0
+    stop_after_dead_server: bool = True
 
 
 @dataclass(frozen=True)
 class Run:
-    """One measured run: a split, a pool, a queue and a client count."""
+    """One measured run: its kind (the experiment's word, e.g. ``load``) and its levels."""
 
-    kind: str  # "one-client" or "load"
-    split: Split
-    threads: int
-    queue: int
-    clients: int
+    kind: str
+    levels: tuple[tuple[str, Any], ...]
 
-    @property
-    def config(self) -> tuple[str, int, int]:
-        """The server configuration: runs with the same one share a server start."""
-        return (self.split.name, self.threads, self.queue)
+    def __getitem__(self, factor: str) -> Any:
+        return dict(self.levels)[factor]
+
+    def get(self, factor: str, default: Any = None) -> Any:
+        return dict(self.levels).get(factor, default)
+
+    def key(self, factors: tuple[str, ...]) -> tuple:
+        """The levels of ``factors`` (runs with equal keys share a server)."""
+        levels = dict(self.levels)
+        return tuple(levels.get(f) for f in factors)
 
 
 @dataclass(frozen=True)
@@ -124,72 +122,80 @@ class Campaign:
     name: str
     description: str
     seed: int
-    think_time_s: float
-    response_bytes: int
-    keep_alive: bool
-    splits: tuple[Split, ...]
-    design: Design
-    timing: Timing
-    server: Server
-    checks: Checks
+    experiment: Any  # the experiment's module object (see queuetune.lab.experiments)
+    settings: Any  # the experiment's own settings, checked by it
+    design: tuple[dict[str, tuple[Any, ...]], ...]
+    validity: Validity
+    format: int = FORMAT_VERSION
     source: str = field(default="", repr=False)  # the TOML text, stored with the data
 
-    def runs(self) -> list[Run]:
-        """Every load run, in the order they are measured: split, pool, queue, clients."""
-        return [Run("load", split, t, q, k)
-                for split in self.splits
-                for t in self.design.threads
-                for q in self.design.queue
-                for k in self.design.clients]
-
-    def one_client_runs(self) -> list[Run]:
-        """One client per split, as the paper measured the service time (on the split's first
-        server configuration: with one client the pool and the queue never fill)."""
-        t, q = self.design.threads[0], self.design.queue[0]
-        return [Run("one-client", split, t, q, 1) for split in self.splits]
+    def cells(self) -> list[Run]:
+        """Every combination of the design's levels, in the order measured (each design
+        table's product in its factors' order, the experiment's order of factors)."""
+        order = list(self.experiment.FACTORS)
+        seen, cells = set(), []
+        for table in self.design:
+            names = [f for f in order if f in table]
+            for values in itertools.product(*(table[f] for f in names)):
+                levels = tuple(zip(names, values, strict=True))
+                if levels not in seen:
+                    seen.add(levels)
+                    cells.append(Run("load", levels))
+        return cells
 
     def schedule(self) -> list[Run]:
-        """Every run in the order measured: each split's one-client run, then its load runs."""
-        order = []
-        for split in self.splits:
-            order += [r for r in self.one_client_runs() if r.split == split]
-            order += [r for r in self.runs() if r.split == split]
-        return order
+        """Every run in the order measured, as the experiment orders them (it may add runs of
+        its own kinds, such as the Imre experiment's one-client runs)."""
+        return self.experiment.schedule(self)
 
-    def run_seconds(self, run: Run) -> float:
-        """Planned length of one run, overhead included."""
-        t = self.timing
-        if run.kind == "one-client":
-            return t.one_client_s + RUN_OVERHEAD_S
-        return t.ramp_s + t.warmup_s + t.measure_s + RUN_OVERHEAD_S
+    def server_groups(self) -> list[list[Run]]:
+        """The schedule cut into consecutive runs that share a server."""
+        factors = tuple(f.name for f in self.experiment.FACTORS.values() if f.server)
+        groups: list[list[Run]] = []
+        for run in self.schedule():
+            if groups and groups[-1][0].key(factors) == run.key(factors):
+                groups[-1].append(run)
+            else:
+                groups.append([run])
+        return groups
 
     def estimated_seconds(self, *, starts_server: bool = True) -> float:
         """How long the whole campaign should take."""
-        runs = self.one_client_runs() + self.runs()
-        configs = {r.config for r in self.runs()}
-        calibration = 3.0 + self.timing.calibration_requests * 0.04
-        starts = len(configs) * (SERVER_START_S + self.timing.jit_warmup_s)
-        return (sum(self.run_seconds(r) for r in runs) + calibration
-                + (starts if starts_server else 0.0))
+        return self.experiment.estimated_seconds(self, starts_server=starts_server)
 
 
 # -- reading ---------------------------------------------------------------------------------
 
 
+def _campaign_folders() -> Iterator[Path]:
+    lab = resources.files(__package__)
+    yield Path(str(lab / "campaigns"))
+    for home in sorted(Path(str(lab / "experiments")).iterdir()):
+        yield home / "campaigns"
+
+
+def _builtin_files() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for folder in _campaign_folders():
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.toml")):
+                found.setdefault(path.stem, path)
+    return found
+
+
 def builtins() -> list[str]:
-    """Names of the campaigns that ship with the package."""
-    folder = resources.files(__package__) / "campaigns"
-    return sorted(p.name.removesuffix(".toml") for p in folder.iterdir()
-                  if p.name.endswith(".toml"))
+    """Names of the campaigns that ship with the package (``lab/campaigns/`` and each
+    experiment's ``campaigns/``)."""
+    return sorted(_builtin_files())
 
 
 def builtin(name: str) -> Path:
-    """Path of a campaign file that ships with the package (``imre``, ``smoke``)."""
-    known = builtins()
+    """Path of a campaign file that ships with the package (``imre``, ``smoke``, ...)."""
+    known = _builtin_files()
     if name not in known:
-        raise ValueError(f"campaign must be one of {known} or a path to a .toml file, "
+        raise ValueError(f"campaign must be one of {sorted(known)} or a path to a .toml file, "
                          f"got {name!r}")
-    return Path(str(resources.files(__package__) / "campaigns" / f"{name}.toml"))
+    return known[name]
 
 
 def load(path: str | Path) -> Campaign:
@@ -205,58 +211,23 @@ def load(path: str | Path) -> Campaign:
     return parse(raw, source=text)
 
 
-_SECTIONS = ("campaign", "workload", "design", "timing", "server", "checks")
-
-
-def parse(raw: Mapping[str, Any], *, source: str = "") -> Campaign:
-    """Check a campaign given as nested dictionaries (what TOML gives)."""
-    _only(raw, _SECTIONS, "the campaign file")
-    for section in _SECTIONS:
-        if not isinstance(raw.get(section), Mapping):
-            raise ValueError(f"the campaign file needs a [{section}] table")
-    head, work = raw["campaign"], raw["workload"]
-    _only(head, ("name", "description", "seed"), "[campaign]")
-    _only(work, ("think_time_s", "response_bytes", "keep_alive", "splits"), "[workload]")
-    keep_alive = _get(work, "keep_alive", "workload")
-    if not isinstance(keep_alive, bool):
-        raise ValueError(f"workload.keep_alive must be true or false, got {keep_alive!r}")
-    name = _name(_get(head, "name", "campaign"), "campaign.name")
-    description = _get(head, "description", "campaign")
-    if not isinstance(description, str):
-        raise ValueError(f"campaign.description must be a string, got {description!r}")
-    return Campaign(
-        name=name,
-        description=description.strip(),
-        seed=integer(_get(head, "seed", "campaign"), "campaign.seed", low=0, high=2**32 - 1),
-        think_time_s=real(_get(work, "think_time_s", "workload"), "workload.think_time_s",
-                          low=0.0, high=3600.0, unit="s"),
-        response_bytes=integer(_get(work, "response_bytes", "workload"),
-                               "workload.response_bytes", low=100, high=10_000_000,
-                               unit="bytes"),
-        keep_alive=keep_alive,
-        splits=_splits(work.get("splits")),
-        design=_design(raw["design"]),
-        timing=_timing(raw["timing"]),
-        server=_server(raw["server"]),
-        checks=_checks(raw["checks"]),
-        source=source,
-    )
-
-
-def _only(table: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+def only(table: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    """``ValueError`` naming the first key of ``table`` not in ``allowed``."""
     unknown = sorted(set(table) - set(allowed))
     if unknown:
         raise ValueError(f"unknown parameter {unknown[0]!r} in {where}; allowed: "
                          f"{', '.join(allowed)}")
 
 
-def _get(table: Mapping[str, Any], key: str, section: str) -> Any:
+def get(table: Mapping[str, Any], key: str, section: str) -> Any:
+    """``table[key]``, or ``ValueError`` saying that ``section.key`` is missing."""
     if key not in table:
         raise ValueError(f"{section}.{key} is missing")
     return table[key]
 
 
-def _name(value: Any, key: str) -> str:
+def name_of(value: Any, key: str) -> str:
+    """A name of 1 to 60 characters of a-z, 0-9 and '-'."""
     if (not isinstance(value, str) or not value or not set(value) <= _NAME_CHARS
             or len(value) > 60):
         raise ValueError(f"{key} must be 1 to 60 characters of a-z, 0-9 and '-', "
@@ -264,107 +235,105 @@ def _name(value: Any, key: str) -> str:
     return value
 
 
-def _int_list(value: Any, key: str, low: int, high: int) -> tuple[int, ...]:
+_HEAD = ("format", "name", "experiment", "description", "seed")
+
+
+def _upgrade(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A format-1 campaign (the Imre experiment, one ``[design]`` table) in format 2."""
+    raw = dict(raw)
+    head = raw.get("campaign")
+    if not isinstance(head, Mapping) or "format" in head:
+        return raw
+    raw["campaign"] = {**head, "format": 1, "experiment": "imre"}
+    design, work = raw.get("design"), raw.get("workload")
+    if isinstance(design, Mapping):
+        design = dict(design)
+        splits = work.get("splits") if isinstance(work, Mapping) else None
+        if "split" not in design and isinstance(splits, list):
+            design["split"] = [s.get("name") for s in splits if isinstance(s, Mapping)]
+        raw["design"] = [design]
+    return raw
+
+
+def parse(raw: Mapping[str, Any], *, source: str = "") -> Campaign:
+    """Check a campaign given as nested dictionaries (what TOML gives)."""
+    from . import experiments
+
+    raw = _upgrade(raw)
+    head = raw.get("campaign")
+    if not isinstance(head, Mapping):
+        raise ValueError("the campaign file needs a [campaign] table")
+    only(head, _HEAD, "[campaign]")
+    version = get(head, "format", "campaign")
+    if version not in (1, FORMAT_VERSION):
+        raise ValueError(f"campaign.format must be 1 or {FORMAT_VERSION}, got {version!r}")
+    experiment = experiments.get(get(head, "experiment", "campaign"))
+    name = name_of(get(head, "name", "campaign"), "campaign.name")
+    description = get(head, "description", "campaign")
+    if not isinstance(description, str):
+        raise ValueError(f"campaign.description must be a string, got {description!r}")
+    from .._validation import integer
+
+    seed = integer(get(head, "seed", "campaign"), "campaign.seed", low=0, high=2**32 - 1)
+    own = {k: v for k, v in raw.items() if k not in ("campaign", "design", "validity")}
+    settings = experiment.parse_settings(own)
+    design = _design(raw.get("design"), experiment, settings)
+    return Campaign(name=name, description=description.strip(), seed=seed,
+                    experiment=experiment, settings=settings, design=design,
+                    validity=_validity(raw.get("validity", {})), format=int(version),
+                    source=source)
+
+
+def _levels(value: Any, key: str, factor: Factor, settings: Any) -> tuple[Any, ...]:
     if not isinstance(value, list) or not value:
-        raise ValueError(f"{key} must be a non-empty list of integers in [{low}, {high}], "
+        raise ValueError(f"{key} must be a non-empty list of levels ({factor.description}), "
                          f"got {value!r}")
-    items = tuple(integer(v, f"{key}[{i}]", low=low, high=high) for i, v in enumerate(value))
-    if len(set(items)) != len(items):
-        raise ValueError(f"{key} must not repeat a value, got {list(items)}")
-    return items
+    levels = tuple(factor.check(v, f"{key}[{i}]", settings) for i, v in enumerate(value))
+    if len(set(levels)) != len(levels):
+        raise ValueError(f"{key} must not repeat a level, got {list(levels)}")
+    return levels
 
 
-def _splits(value: Any) -> tuple[Split, ...]:
+def _design(value: Any, experiment: Any, settings: Any) -> tuple[dict[str, tuple], ...]:
+    if isinstance(value, Mapping):
+        value = [value]
     if not isinstance(value, list) or not value:
-        raise ValueError("workload.splits must be a non-empty list of tables "
-                         "([[workload.splits]] with name, cpu_ms, sleep_ms)")
-    splits = []
-    for i, item in enumerate(value):
-        key = f"workload.splits[{i}]"
-        if not isinstance(item, Mapping):
-            raise ValueError(f"{key} must be a table with name, cpu_ms and sleep_ms")
-        _only(item, ("name", "cpu_ms", "sleep_ms"), key)
-        cpu = real(_get(item, "cpu_ms", key), f"{key}.cpu_ms", low=0.0, high=60_000.0,
-                   unit="ms")
-        sleep = real(_get(item, "sleep_ms", key), f"{key}.sleep_ms", low=0.0, high=60_000.0,
-                     unit="ms")
-        if cpu + sleep <= 0:
-            raise ValueError(f"{key}: cpu_ms + sleep_ms must be > 0, got {cpu + sleep:g}")
-        splits.append(Split(_name(_get(item, "name", key), f"{key}.name"), cpu, sleep))
-    names = [s.name for s in splits]
-    if len(set(names)) != len(names):
-        raise ValueError(f"workload.splits names must differ, got {names}")
-    return tuple(splits)
+        raise ValueError("the campaign file needs at least one [[design]] table (each factor "
+                         "with its list of levels)")
+    factors: dict[str, Factor] = experiment.FACTORS
+    tables = []
+    for i, table in enumerate(value):
+        where = f"design[{i}]" if len(value) > 1 else "design"
+        if not isinstance(table, Mapping):
+            raise ValueError(f"{where} must be a table of factor = [levels]")
+        only(table, tuple(factors), f"[{where}] (the factors of experiment "
+                                    f"{experiment.NAME!r})")
+        checked = {}
+        for name, factor in factors.items():
+            if name in table:
+                checked[name] = _levels(table[name], f"{where}.{name}", factor, settings)
+            elif factor.default is None:
+                raise ValueError(f"{where}.{name} is missing ({factor.description})")
+            else:
+                checked[name] = (factor.default(settings),)
+        tables.append(checked)
+    return tuple(tables)
 
 
-def _design(table: Mapping[str, Any]) -> Design:
-    _only(table, ("threads", "queue", "clients"), "[design]")
-    return Design(
-        threads=_int_list(_get(table, "threads", "design"), "design.threads", 1, 10_000),
-        queue=_int_list(_get(table, "queue", "design"), "design.queue", 1, 100_000),
-        clients=_int_list(_get(table, "clients", "design"), "design.clients", 1, 100_000),
-    )
-
-
-def _timing(table: Mapping[str, Any]) -> Timing:
-    keys = tuple(f.name for f in fields(Timing))
-    _only(table, keys, "[timing]")
-
-    def seconds(key: str, low: float) -> float:
-        return real(_get(table, key, "timing"), f"timing.{key}", low=low, high=86_400.0,
-                    unit="s")
-
-    return Timing(
-        ramp_s=seconds("ramp_s", 0.0),
-        warmup_s=seconds("warmup_s", 0.0),
-        measure_s=real(_get(table, "measure_s", "timing"), "timing.measure_s", low=0.0,
-                       high=86_400.0, low_open=True, unit="s"),
-        one_client_s=real(_get(table, "one_client_s", "timing"), "timing.one_client_s",
-                          low=0.0, high=86_400.0, low_open=True, unit="s"),
-        calibration_requests=integer(_get(table, "calibration_requests", "timing"),
-                                     "timing.calibration_requests", low=10, high=100_000),
-        jit_warmup_s=seconds("jit_warmup_s", 0.0),
-    )
-
-
-def _cores(value: Any, key: str) -> tuple[int, ...]:
-    return _int_list(value, key, 0, 4095)
-
-
-def _server(table: Mapping[str, Any]) -> Server:
-    keys = tuple(f.name for f in fields(Server))
-    _only(table, keys, "[server]")
-
-    def whole(key: str, low: int, high: int) -> int:
-        return integer(_get(table, key, "server"), f"server.{key}", low=low, high=high)
-
-    server = Server(
-        port=whole("port", 0, 65535),
-        max_connections=whole("max_connections", 1, 1_000_000),
-        accept_count=whole("accept_count", 1, 65535),
-        keep_alive_requests=whole("keep_alive_requests", -1, 1_000_000),
-        connection_timeout_ms=whole("connection_timeout_ms", 1, 3_600_000),
-        heap_mb=whole("heap_mb", 64, 65536),
-        server_cores=_cores(_get(table, "server_cores", "server"), "server.server_cores"),
-        generator_cores=_cores(_get(table, "generator_cores", "server"),
-                               "server.generator_cores"),
-    )
-    shared = sorted(set(server.server_cores) & set(server.generator_cores))
-    if shared:
-        raise ValueError(f"server.server_cores and server.generator_cores must not share a "
-                         f"core (they would fight for it), both list {shared}")
-    return server
-
-
-def _checks(table: Mapping[str, Any]) -> Checks:
-    keys = tuple(f.name for f in fields(Checks))
-    _only(table, keys, "[checks]")
-    return Checks(
-        generator_cpu_max=real(_get(table, "generator_cpu_max", "checks"),
-                               "checks.generator_cpu_max", low=0.0, high=1.0, low_open=True),
-        lag_p99_max_ms=real(_get(table, "lag_p99_max_ms", "checks"), "checks.lag_p99_max_ms",
-                            low=0.0, high=math.inf, low_open=True, unit="ms"),
-        request_timeout_s=real(_get(table, "request_timeout_s", "checks"),
-                               "checks.request_timeout_s", low=0.0, high=3600.0,
-                               low_open=True, unit="s"),
+def _validity(table: Any) -> Validity:
+    if not isinstance(table, Mapping):
+        raise ValueError("[validity] must be a table")
+    only(table, ("core_margin", "probe_timeout_s", "stop_after_dead_server"), "[validity]")
+    base = Validity()
+    stop = table.get("stop_after_dead_server", base.stop_after_dead_server)
+    if not isinstance(stop, bool):
+        raise ValueError(f"validity.stop_after_dead_server must be true or false, got "
+                         f"{stop!r}")
+    return Validity(
+        core_margin=real(table.get("core_margin", base.core_margin), "validity.core_margin",
+                         low=0.0, high=1.0),
+        probe_timeout_s=real(table.get("probe_timeout_s", base.probe_timeout_s),
+                             "validity.probe_timeout_s", low=0.0, high=600.0, low_open=True,
+                             unit="s"),
+        stop_after_dead_server=stop,
     )

@@ -1,4 +1,4 @@
-"""The load generator: Locust, started for one run with the lab's virtual clients.
+"""The load generator: Locust, started for one run with an experiment's Locust file.
 
 Alone (one process), or in Locust's distributed mode: a master and local worker processes
 (``workers``), or a master that waits for workers the user starts on other machines
@@ -20,16 +20,11 @@ from pathlib import Path
 from . import processes
 from .tomcat import free_port
 
-__all__ = ["LoadSpec", "Generator", "GeneratorError", "locustfile"]
+__all__ = ["LoadSpec", "Generator", "GeneratorError"]
 
 
 class GeneratorError(RuntimeError):
     """The load generator failed."""
-
-
-def locustfile() -> Path:
-    """The Locust file of the lab's virtual clients (for workers started by hand)."""
-    return Path(__file__).with_name("locustfile.py")
 
 
 @dataclass(frozen=True)
@@ -46,6 +41,7 @@ class LoadSpec:
     measure_s: float
     timeout_s: float
     keep_alive: bool = True
+    headers: dict[str, str] | None = None  # sent with every request (the page's secret)
     workers: int = 0
     out: str = ""
 
@@ -61,13 +57,15 @@ class LoadSpec:
 class Generator:
     """Locust processes for one run. Use as a context manager."""
 
-    def __init__(self, spec: LoadSpec, host: str, *, cores: tuple[int, ...] = (),
+    def __init__(self, spec: LoadSpec, host: str, locustfile: Path, *,
+                 cores: tuple[int, ...] = (),
                  workers: int = 0, expect_workers: int = 0,
                  master_bind: tuple[str, int] | None = None):
         if workers and expect_workers:
             raise ValueError("workers and expect_workers exclude each other: start local "
                              "workers, or wait for workers started elsewhere")
         self.host = host
+        self.locustfile = Path(locustfile)
         self.cores = cores
         self.local_workers = workers
         self.expect_workers = expect_workers
@@ -89,7 +87,7 @@ class Generator:
     # -- processes --------------------------------------------------------------------
 
     def _command(self, *extra: str) -> list[str]:
-        command = [sys.executable, "-m", "locust", "-f", str(locustfile()),
+        command = [sys.executable, "-m", "locust", "-f", str(self.locustfile),
                    "--loglevel", "WARNING", *extra]
         if self.cores:
             command = ["taskset", "-c", ",".join(map(str, self.cores)), *command]

@@ -29,9 +29,12 @@ def _process_seconds(pids: list[int]) -> float:
     return total
 
 
-def _core_busy_seconds() -> list[float]:
-    return [t.user + t.nice + t.system + t.irq + t.softirq + t.steal
-            for t in psutil.cpu_times(percpu=True)]
+def _core_seconds() -> tuple[list[float], list[float]]:
+    """Per core: cumulative busy seconds (steal excluded) and stolen seconds."""
+    times = psutil.cpu_times(percpu=True)
+    busy = [t.user + t.nice + t.system + t.irq + t.softirq for t in times]
+    steal = [getattr(t, "steal", 0.0) for t in times]
+    return busy, steal
 
 
 class CpuMonitor:
@@ -43,7 +46,9 @@ class CpuMonitor:
         self.times: list[float] = []
         self.values: dict[str, list[float]] = {name: [] for name in groups}
         self.cores: list[list[float]] = []
+        self.steal: list[list[float]] = []
         self._last: dict[str, dict[int, float]] = {name: {} for name in groups}
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="queuetune-cpu", daemon=True)
 
@@ -55,6 +60,10 @@ class CpuMonitor:
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+        self._sample()
+
+    def sample(self) -> None:
+        """Take one reading now (at the end of a measurement, before the group ends)."""
         self._sample()
 
     def _loop(self) -> None:
@@ -71,13 +80,15 @@ class CpuMonitor:
         return sum(last.values())
 
     def _sample(self) -> None:
-        now = time.time()
-        readings = {name: self._group_seconds(name) for name in self.groups}
-        cores = _core_busy_seconds()
-        self.times.append(now)
-        for name, seconds in readings.items():
-            self.values[name].append(seconds)
-        self.cores.append(cores)
+        with self._lock:
+            now = time.time()
+            readings = {name: self._group_seconds(name) for name in list(self.groups)}
+            cores, steal = _core_seconds()
+            self.times.append(now)
+            for name, seconds in readings.items():
+                self.values[name].append(seconds)
+            self.cores.append(cores)
+            self.steal.append(steal)
 
     def _interpolate(self, series: list[float], at: float) -> float:
         return float(np.interp(at, self.times, series))
@@ -90,9 +101,25 @@ class CpuMonitor:
                 - self._interpolate(self.values[name], start))
         return used / (end - start)
 
-    def core_share(self, core: int, start: float, end: float) -> float:
-        """Share of time core ``core`` was busy (with anything) between two times."""
+    def add_group(self, name: str, pids: Callable[[], list[int]]) -> None:
+        """Sample one more process group from now on (before the monitor starts, best)."""
+        with self._lock:
+            self._last[name] = {}
+            self.values[name] = [0.0] * len(self.times)
+            self.groups[name] = pids
+
+    def core_share(self, core: int, start: float, end: float, *, steal: bool = False
+                   ) -> float:
+        """Share of time core ``core`` was busy (with anything; steal time excluded) between
+        two times, or, with ``steal``, the share the hypervisor stole from it."""
         if end <= start or len(self.times) < 2:
             return float("nan")
-        series = [row[core] for row in self.cores]
+        series = [row[core] for row in (self.steal if steal else self.cores)]
         return (self._interpolate(series, end) - self._interpolate(series, start)) / (end - start)
+
+    def cores_share(self, cores: tuple[int, ...], start: float, end: float, *,
+                    steal: bool = False) -> float:
+        """The mean of :meth:`core_share` over ``cores``."""
+        if not cores:
+            return float("nan")
+        return float(np.mean([self.core_share(c, start, end, steal=steal) for c in cores]))

@@ -1,14 +1,11 @@
 """The measured data set: its tables, their schemas, and a writer that never leaves half a row.
 
-A data set is a folder ``data/lab/<campaign>-<date>/`` holding
-
-* ``runs.csv`` - one row per run: its settings, what the server and the generator counted, and
-  how much processor time each used over the measurement window;
-* ``requests.csv.gz`` - one row per request sent, every run (gzip, one member per run);
-* ``calibration.csv`` - the requests that calibrated the arithmetic's iterations per ms;
-* ``wire_connections.csv``, ``wire_packets.csv`` - what a client sees at Tomcat's limits;
-* ``campaign.toml`` - the campaign file as run; ``datapackage.json`` (Frictionless: every
-  column's type, unit and meaning, plus the machine, versions, date and pinning) and a README.
+A data set is a folder ``data/lab/<campaign>-<date>/`` holding the tables its experiment
+declares (always ``runs.csv``, one row per run, to which the runner appends the run's validity,
+:data:`VALIDITY_FIELDS`), ``campaign.toml`` (the campaign file as run), ``datapackage.json``
+(Frictionless: every column's type, unit and meaning, plus the experiment, the format version,
+the machine, versions, date and pinning) and a README. Rows are written by column name: a row
+is a mapping, and a missing or unknown column is refused before anything is written.
 
 Rows are appended one run at a time, each run's rows in one write with Ctrl-C held off, so an
 interrupted campaign leaves complete, valid files and a ``status`` that says how far it got. An
@@ -25,12 +22,13 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["Field", "TABLES", "DatasetWriter", "held_signals", "new_dataset_dir", "schema"]
+__all__ = ["Field", "Table", "FORMAT_VERSION", "VALIDITY_FIELDS", "DatasetWriter", "columns",
+           "held_signals", "new_dataset_dir", "schema"]
 
 
 @dataclass(frozen=True)
@@ -47,109 +45,56 @@ class Field:
         return out
 
 
-_RUN = Field("run", "integer", "Run number, in the order the runs were measured")
+class Table(NamedTuple):
+    """One table of a data set: its file, its title and its columns, in order."""
 
-TABLES: dict[str, tuple[str, str, tuple[Field, ...]]] = {
-    "runs": ("runs.csv", "One row per run: settings, counts, processor use", (
-        _RUN,
-        Field("kind", "string", "'one-client' (the service time, as the paper measured it) or "
-                                "'load' (the design's runs)"),
-        Field("split", "string", "Name of the request's split between processor and waiting"),
-        Field("cpu_ms", "number", "Processor time of the arithmetic asked for", "ms"),
-        Field("sleep_ms", "number", "Waiting (sleep) asked for, after the arithmetic", "ms"),
-        Field("work", "integer", "Iterations of the arithmetic loop sent with each request"),
-        Field("threads", "integer", "Tomcat Executor maxThreads: the thread pool"),
-        Field("queue", "integer", "Tomcat Executor maxQueueSize: requests that may wait for "
-                                  "a thread (the connection queue)"),
-        Field("capacity", "integer", "Requests the server admits at once, threads + queue "
-                                     "(the models' B)"),
-        Field("clients", "integer", "Virtual clients (the models' K)"),
-        Field("think_s", "number", "Mean of the exponential think time (the models' Z)", "s"),
-        Field("keep_alive", "boolean", "Whether a client keeps its connection between "
-                                       "requests"),
-        Field("window_start_s", "number", "Start of the measurement window, from the run's "
-                                          "start", "s"),
-        Field("window_end_s", "number", "End of the window: clients send nothing later", "s"),
-        Field("sent", "integer", "Requests sent in the whole run (one row each in requests)"),
-        Field("locust_requests", "integer", "Requests counted by Locust's own statistics"),
-        Field("ok", "integer", "Requests answered with HTTP 200 in the whole run"),
-        Field("closed", "integer", "Requests whose connection closed without an answer "
-                                   "(refused by Tomcat's full queue)"),
-        Field("other_errors", "integer", "Requests that ended in any other error"),
-        Field("server_answered", "integer", "Requests in Tomcat's access log for the run "
-                                            "(empty for a server the runner did not start)"),
-        Field("server_rejected", "integer", "'Executor rejected socket' lines Tomcat logged "
-                                            "for the run"),
-        Field("server_time_ms", "number", "Mean time Tomcat took per answered request (%D of "
-                                          "its access log)", "ms"),
-        Field("server_cpu", "number", "Processor time of Tomcat's JVM over the window, as a "
-                                      "share of one core"),
-        Field("server_core_busy", "number", "Share of time the server's core(s) were busy "
-                                            "over the window (anything running on them)"),
-        Field("generator_cpu", "number", "Processor time of the Locust processes over the "
-                                         "window, as a share of one core"),
-        Field("generator_core_busy", "number", "Share of time the generator's core(s) were "
-                                               "busy over the window"),
-        Field("lag_p99_ms", "number", "99th percentile of how late requests were sent against "
-                                      "their planned time, in the window", "ms"),
-        Field("generator_kept_up", "boolean", "generator_cpu and lag_p99_ms within the "
-                                              "campaign's [checks]"),
-        Field("seconds", "number", "Wall-clock length of the run, start to end", "s"),
-    )),
-    "requests": ("requests.csv.gz", "One row per request sent", (
-        _RUN,
-        Field("worker", "integer", "Locust worker that sent it (0 without distributed mode)"),
-        Field("user", "integer", "Virtual client, within its worker"),
-        Field("seq", "integer", "The client's request number, from 0"),
-        Field("start_s", "number", "When it was sent, from the run's start", "s"),
-        Field("latency_ms", "number", "Time from sending to the end of the answer or error",
-              "ms"),
-        Field("outcome", "string", "ok, closed (connection closed without an answer), reset, "
-                                   "refused, timeout, http-<code>, or error-<type>"),
-        Field("status", "integer", "HTTP status (0 when no answer came)"),
-        Field("bytes", "integer", "Length of the answer's body", "bytes"),
-        Field("think_s", "number", "Think time drawn before this request (empty for the "
-                                   "first)", "s"),
-        Field("lag_ms", "number", "How late it was sent against its planned time (the end of "
-                                  "the previous answer plus the think time)", "ms"),
-        Field("server_cpu_us", "integer", "Processor time the answering thread used, measured "
-                                          "by the JVM (empty without an answer)", "us"),
-    )),
-    "calibration": ("calibration.csv", "Requests that calibrated iterations per millisecond", (
-        Field("step", "integer", "Request number"),
-        Field("work", "integer", "Iterations of the arithmetic loop"),
-        Field("latency_ms", "number", "Time to the end of the answer (one client, no think "
-                                      "time)", "ms"),
-        Field("server_cpu_us", "integer", "Processor time of the answering thread", "us"),
-    )),
-    "wire_connections": ("wire_connections.csv", "Concurrent requests sent at Tomcat's limits", (
-        Field("scenario", "string", "Which limit: 'executor-queue' or 'max-connections'"),
-        Field("request", "integer", "Request number, in the order sent (10 ms apart)"),
-        Field("sent_s", "number", "When the connection was opened, from the first", "s"),
-        Field("connect_ms", "number", "Time for the TCP connection to open", "ms"),
-        Field("total_ms", "number", "Time to the end of the answer, or to the error", "ms"),
-        Field("outcome", "string", "ok, or what the client saw instead"),
-        Field("bytes", "integer", "Bytes received", "bytes"),
-    )),
-    "wire_packets": ("wire_packets.csv", "The packets of those requests (tcpdump on loopback)", (
-        Field("scenario", "string", "Which limit"),
-        Field("request", "integer", "Request number (by the client's port, in order)"),
-        Field("time_s", "number", "When the packet passed, from the scenario's first", "s"),
-        Field("direction", "string", "'client>server' or 'server>client'"),
-        Field("flags", "string", "TCP flags: S (SYN), A (ACK), P (PSH), F (FIN), R (RST)"),
-        Field("length", "integer", "TCP payload length", "bytes"),
-    )),
-}
+    path: str
+    title: str
+    fields: tuple[Field, ...]
 
 
-def schema(table: str) -> dict[str, Any]:
+#: Data set format written by this runner (``measurement.format_version``). Format 1: the data
+#: sets written before experiments had homes of their own (no ``format_version``, no
+#: ``experiment``: the Imre experiment, no validity columns); they load unchanged.
+FORMAT_VERSION = 2
+
+#: Columns the runner appends to every experiment's ``runs`` table: the validity of the run.
+VALIDITY_FIELDS: tuple[Field, ...] = (
+    Field("server_alive", "boolean", "The server's process was alive at the end of the run "
+                                     "(empty for a server the runner did not start)"),
+    Field("probe_ok", "boolean", "The server answered a probe request after the run"),
+    Field("refused_by_server", "integer", "Refusals the server logged over the run (empty "
+                                          "when the runner cannot read its log)"),
+    Field("refused_seen", "integer", "Refusals the clients saw over the run"),
+    Field("connection_errors", "integer", "Requests that ended in an error other than a "
+                                          "refusal (reset, timeout, refused connection...)"),
+    Field("server_process_cpu", "number", "Processor time of the server's process over the "
+                                          "measurement window, as a share of one core"),
+    Field("server_cores_busy", "number", "Share of time the server's core(s) were busy over "
+                                         "the window (steal time excluded)"),
+    Field("server_cores_steal", "number", "Share of time the hypervisor stole from the "
+                                          "server's core(s) over the window"),
+    Field("core_margin", "number", "Largest allowed excess of server_cores_busy over "
+                                   "server_process_cpu (the campaign's [validity])"),
+    Field("valid", "boolean", "Every check of the run held"),
+    Field("invalid_reason", "string", "Why the run is invalid, each failed check in words "
+                                      "(empty for a valid run)"),
+)
+
+
+def runner_fields() -> tuple[Field, ...]:
+    """The columns the runner appends to an experiment's ``runs`` table."""
+    return VALIDITY_FIELDS
+
+
+def schema(table: Table) -> dict[str, Any]:
     """The Frictionless table schema of one table."""
-    _, _, columns = TABLES[table]
-    return {"fields": [f.descriptor() for f in columns], "missingValues": [""]}
+    return {"fields": [f.descriptor() for f in table.fields], "missingValues": [""]}
 
 
-def columns(table: str) -> list[str]:
-    return [f.name for f in TABLES[table][2]]
+def columns(table: Table) -> list[str]:
+    """The names of a table's columns, in order."""
+    return [f.name for f in table.fields]
 
 
 def new_dataset_dir(root: Path, name: str, date: str) -> Path:
@@ -218,12 +163,27 @@ def _replace(path: Path, text: str) -> None:
         os.replace(tmp, path)
 
 
+def _ordered(row: Mapping[str, Any], names: list[str], table: str) -> list[Any]:
+    """A row's values in the table's column order; a missing or unknown column is refused."""
+    if not isinstance(row, Mapping):
+        raise ValueError(f"a {table} row must be a mapping of column name to value, got "
+                         f"{type(row).__name__}")
+    missing = [n for n in names if n not in row]
+    unknown = sorted(set(row) - set(names))
+    if missing or unknown:
+        raise ValueError(f"a {table} row lacks columns {missing} and has unknown columns "
+                         f"{unknown}")
+    return [row[n] for n in names]
+
+
 class DatasetWriter:
     """Creates the data set folder at the first write, then appends run by run."""
 
     def __init__(self, directory: Path, metadata: dict[str, Any],
-                 readme: Callable[[dict[str, Any]], str], files: dict[str, str] | None = None):
+                 readme: Callable[[dict[str, Any]], str], tables: Mapping[str, Table],
+                 files: dict[str, str] | None = None):
         self.directory = directory
+        self.tables = dict(tables)
         self.metadata = metadata
         self.readme = readme
         self.files = files or {}  # written once, with the folder (the campaign file)
@@ -235,7 +195,7 @@ class DatasetWriter:
         if self.directory.exists():
             raise FileExistsError(f"{self.directory} exists; a data set is never written over")
         self.directory.mkdir(parents=True)
-        for path, _, cols in TABLES.values():
+        for path, _, cols in self.tables.values():
             header = _csv_bytes([], [f.name for f in cols])
             if path.endswith(".gz"):
                 header = gzip.compress(header, mtime=0)
@@ -245,17 +205,18 @@ class DatasetWriter:
         self.created = True
         self.write_metadata(status="running")
 
-    def append(self, table: str, rows: list[Sequence[Any]]) -> None:
-        """Append complete rows to a table (all of them, or none if interrupted before)."""
+    def append(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Append complete rows, each a mapping of column name to value, to a table (all of
+        them, or none if interrupted before)."""
+        if table not in self.tables:
+            raise ValueError(f"table must be one of {sorted(self.tables)}, got {table!r}")
+        path, _, cols = self.tables[table]
+        names = [f.name for f in cols]
+        ordered = [_ordered(row, names, table) for row in rows]
         self._create()
-        path, _, cols = TABLES[table]
-        width = len(cols)
-        bad = next((r for r in rows if len(r) != width), None)
-        if bad is not None:
-            raise ValueError(f"a {table} row has {len(bad)} values, the table {width}: {bad}")
-        if not rows:
+        if not ordered:
             return
-        data = _csv_bytes(rows, None)
+        data = _csv_bytes(ordered, None)
         if path.endswith(".gz"):
             data = gzip.compress(data, mtime=0)
         _append(self.directory / path, data)
@@ -272,8 +233,8 @@ class DatasetWriter:
         package = {**self.metadata, "resources": [
             {"name": table, "path": path, "title": title, "format": "csv",
              **({"compression": "gz"} if path.endswith(".gz") else {}),
-             "encoding": "utf-8", "schema": schema(table)}
-            for table, (path, title, _) in TABLES.items()]}
+             "encoding": "utf-8", "schema": schema(self.tables[table])}
+            for table, (path, title, _) in self.tables.items()]}
         _replace(self.directory / "datapackage.json",
                  json.dumps(package, indent=2, ensure_ascii=False) + "\n")
         _replace(self.directory / "README.md", self.readme(self.metadata))

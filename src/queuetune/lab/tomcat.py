@@ -25,11 +25,11 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 from . import processes
+from .harness import Counters
 
 __all__ = [
     "CATALINA_HOME",
@@ -37,6 +37,7 @@ __all__ = [
     "ServerSettings",
     "Tomcat",
     "free_port",
+    "remove_stale_bases",
     "require_free_port",
     "server_xml",
     "tomcat_version",
@@ -48,6 +49,10 @@ CATALINA_HOME = Path(os.environ.get("CATALINA_HOME", "/usr/share/tomcat10"))
 _DEFAULT_CONF = CATALINA_HOME / "etc"
 APP_PAGE = "/work.jsp"
 REJECTED = "Executor rejected socket"
+#: The prefix of every ``CATALINA_BASE`` the lab makes, and the file that marks it as the lab's
+#: (it holds the PID of the process that made it).
+BASE_PREFIX = "queuetune-tomcat-"
+BASE_MARK = ".queuetune-lab-base"
 _INSTALL_HINT = ("install Debian's tomcat10 and openjdk-17-jre-headless "
                  "(make tomcat does it), or set CATALINA_HOME")
 
@@ -193,23 +198,50 @@ def _environment(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def write_base(base: Path, settings: ServerSettings) -> None:
-    """A ``CATALINA_BASE`` for one configuration, with the test application."""
+def remove_stale_bases(tmp: Path | None = None) -> list[Path]:
+    """Remove the ``CATALINA_BASE`` folders that a killed runner left behind: those marked as
+    the lab's (:data:`BASE_MARK`) whose maker no longer runs. Returns what it removed."""
+    import psutil
+
+    removed = []
+    for base in sorted(Path(tmp or tempfile.gettempdir()).glob(f"{BASE_PREFIX}*")):
+        mark = base / BASE_MARK
+        try:
+            maker = int(mark.read_text(encoding="utf-8").split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # not marked: not ours to remove
+        if not psutil.pid_exists(maker):
+            shutil.rmtree(base, ignore_errors=True)
+            removed.append(base)
+    return removed
+
+
+def write_base(base: Path, settings: ServerSettings, pages: dict[str, bytes] | None = None
+               ) -> None:
+    """A ``CATALINA_BASE`` for one configuration, with the test application (``pages``: file
+    name to content, in the ROOT application; the Imre experiment's page by default), marked
+    as the lab's with the PID of this process."""
     for folder in ("conf", "logs", "temp", "work", "webapps/ROOT"):
         (base / folder).mkdir(parents=True, exist_ok=True)
+    (base / BASE_MARK).write_text(f"{os.getpid()}\n", encoding="utf-8")
     for name in ("web.xml", "catalina.properties", "context.xml"):
         shutil.copyfile(_DEFAULT_CONF / name, base / "conf" / name)
     (base / "conf" / "server.xml").write_text(server_xml(settings), encoding="utf-8")
     (base / "conf" / "logging.properties").write_text(_LOGGING, encoding="utf-8")
-    page = resources.files(__package__) / "app" / "work.jsp"
-    (base / "webapps" / "ROOT" / "work.jsp").write_bytes(page.read_bytes())
+    for name, content in (pages or {}).items():
+        (base / "webapps" / "ROOT" / name).write_bytes(content)
 
 
 class Tomcat:
     """One running Tomcat. Use as a context manager: it is stopped on leaving, however."""
 
-    def __init__(self, settings: ServerSettings, *, start_timeout_s: float = 90.0):
+    def __init__(self, settings: ServerSettings, *, start_timeout_s: float = 90.0,
+                 pages: dict[str, bytes] | None = None, ready_path: str | None = None,
+                 ready_headers: dict[str, str] | None = None):
         self.settings = settings
+        self.pages = pages
+        self.ready_path = ready_path or f"{APP_PAGE}?work=0&sleep_us=0"
+        self.ready_headers = ready_headers or {}
         self.start_timeout_s = start_timeout_s
         self._tmp: tempfile.TemporaryDirectory | None = None
         self.base: Path | None = None
@@ -238,9 +270,9 @@ class Tomcat:
     def start(self) -> None:
         catalina = _require_installation()
         require_free_port(self.settings.port, self.settings.address)
-        self._tmp = tempfile.TemporaryDirectory(prefix="queuetune-tomcat-")
+        self._tmp = tempfile.TemporaryDirectory(prefix=BASE_PREFIX)
         self.base = Path(self._tmp.name)
-        write_base(self.base, self.settings)
+        write_base(self.base, self.settings, self.pages)
         command = ["sh", str(catalina), "run"]
         if self.settings.cores:
             command = ["taskset", "-c", ",".join(map(str, self.settings.cores)), *command]
@@ -258,7 +290,8 @@ class Tomcat:
     def _wait_ready(self) -> None:
         """Until the test page answers (its first call compiles it), or fail with the log."""
         deadline = time.monotonic() + self.start_timeout_s
-        url = f"{self.url}{APP_PAGE}?work=0&sleep_us=0"
+        url = urllib.request.Request(f"{self.url}{self.ready_path}",
+                                     headers=self.ready_headers)
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise ServerError(f"Tomcat exited with code {self.process.returncode} while "
@@ -269,7 +302,7 @@ class Tomcat:
                         self._wait_logged(1, deadline)
                         return
             except urllib.error.HTTPError as exc:  # it answers, but the page fails
-                raise ServerError(f"Tomcat answered {exc.code} for the test page {APP_PAGE}; "
+                raise ServerError(f"Tomcat answered {exc.code} for {self.ready_path}; "
                                   f"its log ends with:\n{self.log_tail()}") from None
             except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
                 time.sleep(0.2)
@@ -318,6 +351,21 @@ class Tomcat:
                 if not line.lstrip().startswith(("at ", "..."))]
         return "\n".join(text[-lines:])
 
+    def alive(self) -> bool:
+        """Whether the JVM still runs."""
+        return self.process is not None and self.process.poll() is None
+
+    def probe(self, timeout_s: float) -> bool:
+        """Whether the server answers one request to its ready path within ``timeout_s``."""
+        request = urllib.request.Request(f"{self.url}{self.ready_path}",
+                                         headers={**self.ready_headers, "Connection": "close"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as answer:
+                answer.read()
+                return answer.status == 200
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            return False
+
     def counters(self) -> ServerCounters:
         """Requests answered (access log) and refused (rejections logged) so far."""
         logs = self.base / "logs"
@@ -329,13 +377,5 @@ class Tomcat:
                               server_time_us_sum=sum(micros))
 
 
-@dataclass(frozen=True)
-class ServerCounters:
-    answered: int
-    rejected: int
-    server_time_us_sum: int
-
-    def since(self, before: ServerCounters) -> ServerCounters:
-        return ServerCounters(self.answered - before.answered, self.rejected - before.rejected,
-                              self.server_time_us_sum - before.server_time_us_sum)
+ServerCounters = Counters
 

@@ -10,6 +10,10 @@ the packets on the loopback interface when it is installed and allowed.
 * ``max-connections``: no Executor; the Connector with 1 thread, ``maxConnections`` 1 and
   ``acceptCount`` 1. Requests over those limits are not refused by Tomcat: the kernel holds the
   connection, or drops its SYN and the client sends it again a second later.
+* ``executor-max-connections``: an Executor of 4 threads and a queue of 4 behind
+  ``maxConnections`` 2 (``acceptCount`` 1): a server with more threads than it admits
+  connections, as a 100-thread Tomcat limited to 50 connections. Tomcat admits two requests at
+  once and refuses none; the others wait in the kernel or for their SYN to be sent again.
 """
 
 from __future__ import annotations
@@ -38,19 +42,35 @@ class Scenario:
     requests: int
     max_connections: int
     accept_count: int
+    threads: int = 1
+    queue: int = 1
 
 
 SCENARIOS = (
     Scenario("executor-queue", "executor", requests=4, max_connections=100, accept_count=100),
     Scenario("max-connections", "connector", requests=5, max_connections=1, accept_count=1),
+    Scenario("executor-max-connections", "executor", requests=6, max_connections=2,
+             accept_count=1, threads=4, queue=4),
 )
 SLEEP_S = 1.0
 GAP_S = 0.010
+#: The columns of the rows :func:`run_scenario` returns, in order.
+CONNECTION_COLUMNS = ("scenario", "request", "sent_s", "connect_ms", "total_ms", "outcome",
+                      "bytes")
+PACKET_COLUMNS = ("scenario", "request", "time_s", "direction", "flags", "length")
 
 
-def _one_request(port: int, index: int, t0: float, out: list, timeout_s: float) -> None:
+def scenario_seconds(scenario: Scenario) -> float:
+    """About how long a scenario takes: a server start, the slow requests one after the other
+    at worst, and the capture's start and stop."""
+    return 12.0 + SLEEP_S * scenario.requests
+
+
+def _one_request(port: int, index: int, t0: float, out: list, timeout_s: float,
+                 headers: dict[str, str]) -> None:
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     request = (f"GET /work.jsp?work=0&sleep_us={int(SLEEP_S * 1e6)}&bytes=10240 HTTP/1.1\r\n"
-               f"Host: 127.0.0.1\r\nConnection: close\r\n\r\n").encode()
+               f"Host: 127.0.0.1\r\n{extra}Connection: close\r\n\r\n").encode()
     sock = socket.socket()
     sock.settimeout(timeout_s)
     sent = time.perf_counter()
@@ -129,14 +149,19 @@ def parse_tcpdump(text: str, server_port: int) -> list[tuple[float, int, str, st
     return packets
 
 
-def run_scenario(scenario: Scenario, *, cores: tuple[int, ...] = ()
+def run_scenario(scenario: Scenario, *, pages: dict[str, bytes],
+                 headers: dict[str, str] | None = None, cores: tuple[int, ...] = ()
                  ) -> tuple[list[tuple], list[tuple]]:
-    """Rows of the ``wire_connections`` and ``wire_packets`` tables for one scenario."""
-    settings = ServerSettings(threads=1, queue=1, port=free_port(), cores=cores,
-                              max_connections=scenario.max_connections,
+    """Rows of the ``wire_connections`` and ``wire_packets`` tables for one scenario
+    (:data:`CONNECTION_COLUMNS`, :data:`PACKET_COLUMNS`), against the page ``work.jsp`` of
+    ``pages`` (sent ``headers``: its secret)."""
+    headers = headers or {}
+    settings = ServerSettings(threads=scenario.threads, queue=scenario.queue, port=free_port(),
+                              cores=cores, max_connections=scenario.max_connections,
                               accept_count=scenario.accept_count, limit=scenario.limit)
     results: list = [None] * scenario.requests
-    with Tomcat(settings) as server, tempfile.TemporaryDirectory() as tmp:
+    with (Tomcat(settings, pages=pages, ready_headers=headers) as server,
+          tempfile.TemporaryDirectory() as tmp):
         pcap = Path(tmp) / "wire.pcap"
         capture = _capture(settings.port, pcap)
         try:
@@ -144,7 +169,8 @@ def run_scenario(scenario: Scenario, *, cores: tuple[int, ...] = ()
             threads = []
             for i in range(scenario.requests):
                 thread = threading.Thread(target=_one_request,
-                                          args=(settings.port, i, t0, results, 30.0))
+                                          args=(settings.port, i, t0, results, 30.0,
+                                                headers))
                 thread.start()
                 threads.append(thread)
                 time.sleep(GAP_S)

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import fit as qfit
-from .. import mm1bk, thread_pool
+from .... import fit as qfit
+from .... import mm1bk, thread_pool
 from . import analysis
 
 __all__ = ["measured", "service", "predict", "fit_split", "compare_split"]
@@ -28,7 +28,7 @@ __all__ = ["measured", "service", "predict", "fit_split", "compare_split"]
 QUANTITIES = ("response_time", "throughput")
 
 
-def measured(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+def measured(dataset: str | Path) -> pd.DataFrame:
     """The load runs with the paper's metrics: one row per split x pool x queue x clients."""
     table = analysis.summarize(dataset)
     load = table[table["kind"] == "load"].copy()
@@ -36,7 +36,7 @@ def measured(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
     return load.reset_index(drop=True)
 
 
-def service(dataset: str | Path = analysis.DEFAULT_DATASET) -> pd.DataFrame:
+def service(dataset: str | Path) -> pd.DataFrame:
     """Per split: S measured with one client, and its split into processor time (the JVM's
     measure of the answering thread) and the rest (waiting, and the server's other work)."""
     one = analysis.service_time(dataset).set_index("split")

@@ -11,9 +11,24 @@
 
   The answer carries the processor time the request's thread used, measured by the JVM
   (header X-Queuetune-Cpu-Us), so the data hold the server's own view of each request's work.
+
+  SAFE TO DEPLOY ONLY WHILE YOU MEASURE. The page does work only for a request that carries
+  the secret written into it when it was made (header X-Queuetune-Secret; python -m
+  queuetune.lab webapp DIR makes a new one for each deployment and prints it, and the runner
+  sends it): any other request gets 403 at once, without reading a parameter. Remove the page
+  from your server when you have measured. Locust's distributed port (--master-bind) belongs
+  on a trusted network only.
 --%><%@ page session="false" contentType="text/html; charset=UTF-8" trimDirectiveWhitespaces="true"
     import="java.lang.management.ManagementFactory, java.lang.management.ThreadMXBean" %><%!
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final byte[] SECRET =
+        "@QUEUETUNE_SECRET@".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private static boolean allowed(jakarta.servlet.http.HttpServletRequest request) {
+        String given = request.getHeader("X-Queuetune-Secret");
+        return given != null && java.security.MessageDigest.isEqual(
+            SECRET, given.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
 
     private static long parameter(jakarta.servlet.http.HttpServletRequest request, String name,
                                   long fallback, long max) {
@@ -28,6 +43,10 @@
         return parsed;
     }
 %><%
+    if (!allowed(request)) {
+        response.sendError(403, "this test page needs its secret; remove it after measuring");
+        return;
+    }
     long cpuStart = THREADS.getCurrentThreadCpuTime();
     long iterations = parameter(request, "work", 0L, 100_000_000_000L);
     long sleepUs = parameter(request, "sleep_us", 0L, 600_000_000L);

@@ -77,7 +77,8 @@ class VirtualClient(FastHttpUser):
         self.think = 0.0
         self.planned: float | None = None
         self.seq = 0
-        self.headers = {} if spec["keep_alive"] else {"Connection": "close"}
+        self.headers = {**(spec.get("headers") or {}),
+                        **({} if spec["keep_alive"] else {"Connection": "close"})}
 
     def on_start(self) -> None:
         """Wait for this client's turn: the clients start evenly over the ramp, as JMeter's
