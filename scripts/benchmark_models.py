@@ -601,6 +601,26 @@ def fes_error_files(legacy: list[dict] | None = None) -> list[dict]:
     return table
 
 
+def general_markdown(table: list[dict]) -> str:
+    """The error distribution of the general server's sample, as a Markdown section."""
+    lines = ["", "## The general server: fes against the exact chain on a random sample", "",
+             f"{GENERAL_SAMPLE:,} configurations (seed fixed; the sampling is described in "
+             "`general_sample` of the script: 1 to 32 processors, pools of 1 to 100 "
+             "connections or none, 1 to 100 threads or no limit, open and closed workloads, "
+             "offered loads 0.2 to 5 times the capacity). |error| of fes / exact - 1; the rows "
+             "are in `results/benchmark_fes_general.csv`, this table in "
+             "`results/fes_error_distribution.csv`.", "",
+             "| group | configurations | R: median | R: 95th pct. | R: max | X: max | "
+             "largest R error at |", "|---|---:|---:|---:|---:|---:|---|"]
+    for d in table:
+        if d["sample"] != "general server":
+            continue
+        lines.append(f"| {d['band']} | {d['configs']:,} | {d['err_R_median']:.2%} | "
+                     f"{d['err_R_p95']:.2%} | {d['err_R_max']:.2%} | {d['err_X_max']:.2%} | "
+                     f"{d['err_R_worst']} |")
+    return "\n".join(lines) + "\n"
+
+
 def machine() -> dict:
     return {
         "nproc": len(os.sched_getaffinity(0)),
@@ -816,7 +836,8 @@ def main() -> None:
         writer = csv.DictWriter(fh, fieldnames=["section", "case", "quantity", "value"])
         writer.writeheader()
         writer.writerows(rows)
-    summary = markdown(info, grid, extremes, pool, large, costs, review, guards, distribution)
+    summary = (markdown(info, grid, extremes, pool, large, costs, review, guards, distribution)
+               + general_markdown(general))
     (RESULTS / "benchmark_models.md").write_text(summary, encoding="utf-8")
     print()
     print(summary)

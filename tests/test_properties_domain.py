@@ -63,7 +63,8 @@ def mm1bk_arguments(draw):
         "clients": maybe_refused(draw, "clients", counts(), BAD_COUNTS, bad),
         "capacity": maybe_refused(draw, "capacity", counts(), BAD_COUNTS, bad),
         "service_time": maybe_refused(draw, "service_time", times(), BAD_TIMES + [0.0], bad),
-        "think_time": maybe_refused(draw, "think_time", times(), BAD_TIMES + [0.0], bad),
+        # 0 is a batch population, valid with capacity >= clients (tested on its own)
+        "think_time": maybe_refused(draw, "think_time", times(), BAD_TIMES, bad),
     }
 
 
@@ -114,7 +115,8 @@ def thread_pool_arguments(draw):
         "threads": maybe_refused(draw, "threads", counts(12, huge=not small), BAD_COUNTS, bad),
         "cpu_time": maybe_refused(draw, "cpu_time", st.just(cpu), BAD_TIMES, bad),
         "wait_time": maybe_refused(draw, "wait_time", st.just(wait), BAD_TIMES, bad),
-        "think_time": maybe_refused(draw, "think_time", times(), BAD_TIMES + [0.0], bad),
+        # 0 is a batch population, valid with capacity >= clients (tested on its own)
+        "think_time": maybe_refused(draw, "think_time", times(), BAD_TIMES, bad),
         "thread_overhead": maybe_refused(draw, "thread_overhead", st.just(theta),
                                          BAD_OVERHEADS, bad),
         "pool_overhead": maybe_refused(draw, "pool_overhead", st.just(phi), BAD_OVERHEADS,

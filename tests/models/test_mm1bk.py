@@ -245,3 +245,15 @@ def test_how_the_work_is_cut_changes_no_bit(monkeypatch, rows, steps, elements):
     cut = mm1bk(clients=K, capacity=B, service_time=S, think_time=Z)
     for name in FINITE_SOURCE_METRICS:
         np.testing.assert_array_equal(getattr(cut, name), getattr(whole, name))
+
+
+def test_a_batch_population_is_the_limit_of_short_think_times():
+    """think_time = 0 (capacity >= clients): every client is always in the server."""
+    batch = mm1bk(clients=[6, 6], capacity=[6, 10], service_time=0.2, think_time=0.0)
+    near = mm1bk(clients=[6, 6], capacity=[6, 10], service_time=0.2, think_time=1e-9)
+    assert list(batch.mean_in_system) == [6, 6] and list(batch.error_rate) == [1, 0]
+    assert list(batch.rejection_probability) == [0, 0] and list(batch.drop_rate) == [0, 0]
+    assert list(batch.attempt_rate) == list(batch.throughput) == [5, 5]
+    for name in ("throughput", "response_time", "utilization", "mean_in_system"):
+        np.testing.assert_allclose(getattr(batch, name), getattr(near, name), rtol=1e-7)
+    np.testing.assert_array_equal(batch.probabilities[0], [0, 0, 0, 0, 0, 0, 1])

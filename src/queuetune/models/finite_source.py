@@ -147,9 +147,15 @@ def validated(clients, capacity, service_time, think_time):
     K = as_integer(clients, "clients")
     B = as_integer(capacity, "capacity")
     S = as_time(service_time, "service_time", TIME_RANGE)
-    Z = as_time(think_time, "think_time", TIME_RANGE)
+    Z = as_time(think_time, "think_time", TIME_RANGE, zero=True)
     K, B, S, Z = broadcast(("clients", K), ("capacity", B), ("service_time", S),
                            ("think_time", Z))
+    batch = (Z == 0) & (B < K)
+    if batch.any():
+        i = np.flatnonzero(batch.ravel())[0]
+        raise ValueError(f"think_time must be > 0 when capacity < clients (0, a batch "
+                         f"population, needs capacity >= clients), got think_time=0 with "
+                         f"capacity={B.ravel()[i]} < clients={K.ravel()[i]}")
     if K.size > MAX_CONFIGURATIONS:
         raise ValueError(
             f"clients, capacity, service_time and think_time broadcast to {K.size} "

@@ -58,7 +58,8 @@ def mm1bk(*, clients: Any, capacity: Any, service_time: Any, think_time: Any) ->
     service_time : float or array_like
         S, mean service time (``mu = 1 / S``), in :data:`TIME_RANGE` (1e-100 to 1e100).
     think_time : float or array_like
-        Z, mean think time, in :data:`TIME_RANGE`.
+        Z, mean think time, in :data:`TIME_RANGE`, or 0 (a batch population: every client is
+        always in the server; only with ``capacity >= clients``).
 
     Every argument is keyword-only. The arguments broadcast like NumPy arrays.
     ``C = min(B, K)`` must not exceed :data:`MAX_STATES`, nor ``sum (C + 1)`` over the batch
@@ -92,6 +93,11 @@ def mm1bk(*, clients: Any, capacity: Any, service_time: Any, think_time: Any) ->
     lost = (K - C) * summary["last"]  # (K - B) p_B, zero when B >= K
     thinking = r * summary["busy"] + lost  # sum_k (K - k) p_k
     error = np.where(B <= K, summary["last"], 0.0)
+    batch = Z == 0  # every client always in the server: no request is ever refused
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rejection = np.where(batch, 0.0, lost / thinking)
+        attempts = np.where(batch, summary["busy"] / S, thinking / Z)
+        drops = np.where(batch, 0.0, lost / Z)
     return MM1BKResult(
         throughput=shaped(summary["busy"] / S, shape),
         response_time=shaped(S * summary["mean_given_busy"], shape),
@@ -99,9 +105,9 @@ def mm1bk(*, clients: Any, capacity: Any, service_time: Any, think_time: Any) ->
         mean_in_system=shaped(summary["mean"], shape),
         p0=shaped(summary["p0"], shape),
         error_rate=shaped(error, shape),
-        rejection_probability=shaped(lost / thinking, shape),
-        attempt_rate=shaped(thinking / Z, shape),
-        drop_rate=shaped(lost / Z, shape),
+        rejection_probability=shaped(rejection, shape),
+        attempt_rate=shaped(attempts, shape),
+        drop_rate=shaped(drops, shape),
         clients=_echo(K, shape, int),
         capacity=_echo(B, shape, int),
         service_time=_echo(S, shape, float),

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -69,7 +70,17 @@ def predict(runs: pd.DataFrame, services: pd.DataFrame, think_time: float) -> pd
 
 def fit_split(runs: pd.DataFrame, think_time: float, *, contention: bool = False
               ) -> dict[str, qfit.Fit]:
-    """Fits of both models to the response times and throughputs of one split's runs."""
+    """Fits of both models to the response times and throughputs of one split's runs. A fit
+    that explains a quantity less well than its mean says so in its ``warnings`` (the
+    ``UserWarning`` it also raises is not repeated here)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "the .* fit explains less than a constant",
+                                UserWarning)
+        return _fit_split(runs, think_time, contention)
+
+
+def _fit_split(runs: pd.DataFrame, think_time: float, contention: bool
+               ) -> dict[str, qfit.Fit]:
     K = runs["clients"].to_numpy(dtype=int)
     B = runs["capacity"].to_numpy(dtype=int)
     T = runs["threads"].to_numpy(dtype=int)
