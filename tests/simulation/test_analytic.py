@@ -26,6 +26,7 @@ MM1BK_POINTS = [
 ]
 
 
+MM1BK_KEYS = ("clients", "capacity", "service_time", "think_time")
 _POOL_KEYS = ("clients", "capacity", "threads", "cpu_time", "wait_time", "think_time")
 # (clients, capacity, threads, cpu_time, wait_time, think_time[, thread_overhead, pool_overhead])
 THREAD_POOL_POINTS = [
@@ -36,6 +37,10 @@ THREAD_POOL_POINTS = [
     (30, 10, 3, 0.0, 0.3, 4.0),  # no CPU phase: M/M/3/10/30
     (60, 15, 5, 0.05, 0.15, 4.0, 0.1, 0.01),  # overhead: processor sharing at varying speed
 ]
+
+
+def _mm1bk_kwargs(point: tuple) -> dict:
+    return dict(zip(MM1BK_KEYS, point, strict=True))
 
 
 def _pool_kwargs(point: tuple) -> dict:
@@ -53,8 +58,8 @@ def _exact(result, metrics) -> dict[str, float]:
 def mm1bk_runs():
     return {
         point: (
-            simulate_mm1bk(*point, seed=100 + i, **RUN),
-            _exact(mm1bk(*point), MM1BK_METRICS),
+            simulate_mm1bk(**_mm1bk_kwargs(point), seed=100 + i, **RUN),
+            _exact(mm1bk(**_mm1bk_kwargs(point)), MM1BK_METRICS),
         )
         for i, point in enumerate(MM1BK_POINTS)
     }
@@ -63,7 +68,7 @@ def mm1bk_runs():
 @pytest.mark.parametrize("point", MM1BK_POINTS, ids=str)
 def test_analytic_mm1bk_agrees_with_the_birth_death_chain(point):
     """Both sides of the comparison are checked: the closed form of the tests is exact too."""
-    exact = _exact(mm1bk(*point), MM1BK_METRICS)
+    exact = _exact(mm1bk(**_mm1bk_kwargs(point)), MM1BK_METRICS)
     assert exact == pytest.approx(mm1bk_closed_form(*point), rel=1e-9, abs=1e-12)
 
 
