@@ -3,7 +3,12 @@
 For every point below and every metric it records the exact analytic value, the flow-equivalent
 (``fes``) approximation for the thread pool, the simulation's estimate with its 95 % interval,
 whether the exact value lies inside that interval, and the relative distance of ``fes`` from
-the exact value and from the simulation. Writes
+the exact value and from the simulation. Three grids: M/M/1/B/K (``mm1bk``), the paper's thread
+pool on one processor (``thread_pool``), and the server with several processors, a pool of
+connections, open arrivals or no thread limit (``server``: :func:`server_points`), which needs
+``queuetune.thread_pool`` with the keywords ``processors``, ``connections``, ``arrival_rate``
+and ``threads=None``; with a model that lacks them the ``server`` grid is skipped and the
+summary says so. Writes
 
 * ``results/validation_models.csv`` - one row per (model, point, metric), in a fixed order;
 * ``results/validation_models.md`` - coverage counts and every miss.
@@ -15,6 +20,7 @@ fixed seed, so the files are the same on every run and for any number of workers
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
 import os
 import time
@@ -41,8 +47,11 @@ RUN = {"horizon": 6_000.0, "warmup": 300.0, "replications": 10}
 QUICK_RUN = {"horizon": 1_000.0, "warmup": 100.0, "replications": 5}
 PARAMETERS = (
     "clients",
+    "arrival_rate",
     "capacity",
     "threads",
+    "processors",
+    "connections",
     "service_time",
     "cpu_time",
     "wait_time",
@@ -90,6 +99,41 @@ def thread_pool_points() -> list[dict]:
     ]
 
 
+def server_points() -> list[dict]:
+    """The server of today: several processors, a pool of connections, open arrivals, no
+    thread limit, a batch population, and overhead on two processors."""
+    grid = [
+        # (clients or None, arrival_rate or None, think_time, capacity, threads, processors,
+        #  connections, cpu_time, wait_time, thread_overhead, pool_overhead)
+        (200, None, THINK, 50, 30, 4, None, 0.07, 0.07, 0.0, 0.0),
+        (150, None, THINK, 60, 20, 2, 5, 0.02, 0.1, 0.0, 0.0),
+        (100, None, THINK, 50, None, 2, 8, 0.03, 0.3, 0.0, 0.0),
+        (20, None, 0.0, 20, 10, 2, 4, 0.05, 0.1, 0.0, 0.0),
+        (60, None, THINK, 50, 5, 2, None, 0.05, 0.15, 0.1, 0.01),
+        (None, 40.0, None, 400, 200, 8, 10, 0.04, 0.2, 0.0, 0.0),
+        (None, 20.0, None, 50, None, 4, None, 0.1, 0.5, 0.0, 0.0),
+        (None, 45.0, None, 30, 10, 2, None, 0.04, 0.1, 0.0, 0.0),
+        (None, 30.0, None, 100, None, 1, 4, 0.01, 0.1, 0.0, 0.0),
+    ]
+    keys = ("clients", "arrival_rate", "think_time", "capacity", "threads", "processors",
+            "connections", "cpu_time", "wait_time", "thread_overhead", "pool_overhead")
+    points = []
+    for row in grid:
+        point = dict(zip(keys, row, strict=True))
+        if point["arrival_rate"] is None:
+            del point["arrival_rate"]
+        else:
+            del point["clients"], point["think_time"]
+        points.append(point)
+    return points
+
+
+def model_supports_server() -> bool:
+    """Whether ``queuetune.thread_pool`` takes the server's keywords (processors, ...)."""
+    parameters = inspect.signature(queuetune.thread_pool).parameters
+    return all(name in parameters for name in ("processors", "connections", "arrival_rate"))
+
+
 def _mm1bk_task(index: int, point: dict, run: dict) -> list[dict]:
     exact = queuetune.mm1bk(**point)
     sim = simulate_mm1bk(**point, seed=index, **run)
@@ -103,10 +147,25 @@ def _thread_pool_task(index: int, point: dict, run: dict) -> list[dict]:
     return _rows("thread_pool", index, point, THREAD_POOL_METRICS, exact, fes, sim)
 
 
+def _server_task(index: int, point: dict, run: dict) -> list[dict]:
+    exact = queuetune.thread_pool(**point, method="exact")
+    fes = queuetune.thread_pool(**point, method="fes")
+    sim = simulate_thread_pool(**point, seed=2_000 + index, **run)
+    return _rows("server", index, point, THREAD_POOL_METRICS, exact, fes, sim)
+
+
 def _relative(value: float, reference: float) -> float:
     if reference == 0:
         return 0.0 if value == 0 else math.inf
     return (value - reference) / abs(reference)
+
+
+def _parameter(point: dict, name: str) -> float:
+    """A parameter as a number: NaN where the point has none (or None: no limit)."""
+    value = point.get(name)
+    if value is None:
+        return 1.0 if name == "processors" else math.nan
+    return value
 
 
 def _rows(model, index, point, metrics, exact, fes, sim) -> list[dict]:
@@ -119,7 +178,7 @@ def _rows(model, index, point, metrics, exact, fes, sim) -> list[dict]:
             {
                 "model": model,
                 "point": index,
-                **{name: point.get(name, math.nan) for name in PARAMETERS},
+                **{name: _parameter(point, name) for name in PARAMETERS},
                 "metric": metric,
                 "exact": exact_value,
                 "fes": fes_value,
@@ -144,12 +203,17 @@ def run_all(
     workers: int,
     mm1bk_grid: list[dict] | None = None,
     thread_pool_grid: list[dict] | None = None,
+    server_grid: list[dict] | None = None,
 ) -> pd.DataFrame:
-    """Every point of both grids (the module's grids by default), one row per metric."""
+    """Every point of the grids (the module's grids by default; the server grid only where
+    the model takes its keywords), one row per metric."""
     mm1bk_grid = mm1bk_points() if mm1bk_grid is None else mm1bk_grid
     thread_pool_grid = thread_pool_points() if thread_pool_grid is None else thread_pool_grid
-    # the longer thread-pool runs first, so that the workers finish together
-    tasks = [(_thread_pool_task, i, p) for i, p in enumerate(thread_pool_grid)]
+    if server_grid is None:
+        server_grid = server_points() if model_supports_server() else []
+    # the longer runs first, so that the workers finish together
+    tasks = [(_server_task, i, p) for i, p in enumerate(server_grid)]
+    tasks += [(_thread_pool_task, i, p) for i, p in enumerate(thread_pool_grid)]
     tasks += [(_mm1bk_task, i, p) for i, p in enumerate(mm1bk_grid)]
     rows = []
     progress = tqdm(total=len(tasks), desc="points", unit="pt")
@@ -165,7 +229,7 @@ def run_all(
                 progress.update()
     progress.close()
     frame = pd.DataFrame(rows)
-    frame["_model"] = frame["model"].map({"mm1bk": 0, "thread_pool": 1})
+    frame["_model"] = frame["model"].map({"mm1bk": 0, "thread_pool": 1, "server": 2})
     frame["_metric"] = [
         (MM1BK_METRICS if m == "mm1bk" else THREAD_POOL_METRICS).index(name)
         for m, name in zip(frame["model"], frame["metric"], strict=True)
@@ -175,10 +239,19 @@ def run_all(
 
 
 def _describe_point(row: pd.Series) -> str:
-    text = f"K={row['clients']:g}, B={row['capacity']:g}"
+    if math.isnan(row["arrival_rate"]):
+        text = f"K={row['clients']:g}, B={row['capacity']:g}"
+    else:
+        text = f"λ={row['arrival_rate']:g}, B={row['capacity']:g}"
     if row["model"] == "mm1bk":
         return text + f", S={row['service_time']:g}"
-    text += f", T={row['threads']:g}, cpu={row['cpu_time']:g}, wait={row['wait_time']:g}"
+    threads = "none" if math.isnan(row["threads"]) else f"{row['threads']:g}"
+    text += f", T={threads}, cpu={row['cpu_time']:g}, wait={row['wait_time']:g}"
+    if row["model"] == "server":
+        pool = "none" if math.isnan(row["connections"]) else f"{row['connections']:g}"
+        text += f", p={row['processors']:g}, C={pool}"
+        if row["think_time"] == 0:
+            text += ", Z=0"
     if row["thread_overhead"] or row["pool_overhead"]:
         text += f", overheads {row['thread_overhead']:g} / {row['pool_overhead']:g}"
     return text
@@ -208,9 +281,9 @@ def _points_missing(frame: pd.DataFrame) -> int:
     return proper_misses.groupby(["model", "point"]).ngroups
 
 
-def _fes_table(pool: pd.DataFrame) -> list[str]:
+def _fes_table(pool: pd.DataFrame, title: str) -> list[str]:
     lines = [
-        "## Flow-equivalent approximation (fes) of the thread pool",
+        f"## Flow-equivalent approximation (fes) of {title}",
         "",
         "Relative distance |fes - x| / |x| over the points, for x the exact value and, where "
         "the interval is proper, the simulation estimate. Where the exact value is tiny "
@@ -241,7 +314,8 @@ def summary(frame: pd.DataFrame, run: dict) -> str:
         "",
         f"Simulation: {run['replications']} independent replications of {run['horizon']:g} s, "
         f"the first {run['warmup']:g} s discarded; 95 % Student-t intervals. "
-        f"Think time Z = {THINK:g} s throughout.",
+        f"Think time Z = {THINK:g} s in every closed workload but the server grid's batch "
+        "population (Z = 0).",
         "",
         "## Coverage",
         "",
@@ -279,9 +353,17 @@ def summary(frame: pd.DataFrame, run: dict) -> str:
         "",
         *_miss_table(frame[frame["ci_degenerate"] & ~frame["exact_in_ci"]]),
     ]
-    pool = frame[frame["model"] == "thread_pool"]
-    if not pool.empty:
-        lines += ["", *_fes_table(pool)]
+    for model, title in (("thread_pool", "the thread pool"), ("server", "the server")):
+        part = frame[frame["model"] == model]
+        if not part.empty:
+            lines += ["", *_fes_table(part, title)]
+    if "server" not in set(frame["model"]):
+        lines += [
+            "",
+            "The server grid (several processors, a pool of connections, open arrivals, no "
+            "thread limit) was not compared: this `queuetune.thread_pool` does not take "
+            "`processors`, `connections` and `arrival_rate`.",
+        ]
     lines.append("")
     return "\n".join(lines)
 

@@ -34,9 +34,17 @@ def script():
     return module
 
 
+SERVER_GRID = [
+    {"arrival_rate": 4.0, "capacity": 6, "threads": None, "processors": 2, "connections": 2,
+     "cpu_time": 0.1, "wait_time": 0.3},
+    {"clients": 6, "think_time": 0.0, "capacity": 6, "threads": 3, "processors": 2,
+     "connections": 2, "cpu_time": 0.1, "wait_time": 0.3},
+]
+
+
 @pytest.fixture(scope="module")
 def frame(script):
-    return script.run_all(RUN, 1, MM1BK_GRID, POOL_GRID)
+    return script.run_all(RUN, 1, MM1BK_GRID, POOL_GRID, [])
 
 
 def test_grids_cover_the_paper_region(script):
@@ -47,6 +55,40 @@ def test_grids_cover_the_paper_region(script):
     assert {p["capacity"] for p in mm1bk} == {50, 200}
     assert {30, 100, 1, 2, 5} <= {p["threads"] for p in pool}
     assert any(p["thread_overhead"] > 0 for p in pool)
+
+
+def test_server_grid_covers_todays_servers(script):
+    server = script.server_points()
+    assert any(p["processors"] > 1 for p in server)
+    assert any(p["connections"] is not None for p in server)
+    assert any(p["threads"] is None for p in server)
+    assert any("arrival_rate" in p for p in server)
+    assert any(p.get("think_time") == 0 for p in server)
+    assert any(p["processors"] > 1 and p["thread_overhead"] > 0 for p in server)
+
+
+def test_server_grid_simulates(script):
+    """Every server point is a valid simulation (its inputs and its work estimate)."""
+    for i, point in enumerate(script.server_points()):
+        result = script.simulate_thread_pool(**point, seed=i, horizon=20.0, warmup=2.0,
+                                             replications=2)
+        assert result.estimate["throughput"] > 0
+
+
+def test_server_rows_against_the_model(script):
+    if not script.model_supports_server():
+        pytest.skip("queuetune.thread_pool does not take processors= yet")
+    frame = script.run_all(RUN, 1, [], [], SERVER_GRID)
+    assert list(frame["model"].unique()) == ["server"]
+    assert list(frame["metric"]) == list(THREAD_POOL_METRICS) * len(SERVER_GRID)
+    assert frame["exact"].notna().all() and frame["fes"].notna().all()
+    assert "Flow-equivalent approximation (fes) of the server" in script.summary(frame, RUN)
+    first = frame.iloc[0]
+    assert script._describe_point(first) == "λ=4, B=6, T=none, cpu=0.1, wait=0.3, p=2, C=2"
+
+
+def test_summary_says_when_the_server_grid_is_missing(script, frame):
+    assert "The server grid" in script.summary(frame, RUN)
 
 
 def test_one_row_per_metric_in_order(frame):
