@@ -7,7 +7,8 @@ its intervals:
 * open M/M/4 (a processor-sharing station of 4 servers, LINE's MVA): the server with no thread
   limit, no waiting phase and a capacity no request reaches;
 * a closed network of 20 clients: think (a delay), 2 processors (processor sharing) and the
-  wait (a delay), LINE's CTMC: the server with no thread limit and capacity >= clients.
+  wait (a delay), LINE's CTMC: the server with no thread limit and capacity >= clients,
+  simulated with true processor sharing (the open case with the FCFS station of p servers).
 """
 
 from __future__ import annotations
@@ -85,5 +86,6 @@ def test_open_multiserver_against_line():
 def test_closed_network_against_line():
     point = dict(clients=20, think_time=1.0, processors=2, cpu_time=0.1, wait_time=0.3)
     peer = line_closed_network(**point)
-    result = simulate_thread_pool(**point, capacity=20, threads=None, seed=801, **RUN)
+    result = simulate_thread_pool(**point, capacity=20, threads=None, seed=801,
+                                  processor_sharing=True, **RUN)
     assert not far_outside(result, peer)
