@@ -205,17 +205,19 @@ def _time(value: object, name: str, zero: bool = False) -> float:
 
 
 def _check_work(model: str, clients: int, replications: int, horizon: float,
-                rate: Callable[[], float]) -> None:
-    """Refuse a call whose estimated time exceeds MAX_SECONDS (``rate`` gives the analytic
-    model's requests sent per unit time; it is asked only once the clients alone fit)."""
+                rate: Callable[[], float], load: str = "clients") -> None:
+    """Refuse a call whose estimated time exceeds MAX_SECONDS (``rate`` gives the requests
+    sent per unit time; it is asked only once the clients alone fit). ``load`` names what sets
+    the rate: ``clients``, or ``arrival_rate`` for an open workload."""
     seconds = replications * clients * _PER_CLIENT
     if seconds <= MAX_SECONDS:
         seconds += replications * horizon * rate() * _PER_REQUEST[model]
     if seconds > MAX_SECONDS:
+        fewer = "fewer clients" if load == "clients" else "a lower arrival_rate"
         raise ValueError(
-            f"horizon, replications and clients must keep the simulation within "
+            f"horizon, replications and {load} must keep the simulation within "
             f"MAX_SECONDS = {MAX_SECONDS:g} s; these ask for about {seconds:.3g} s (fewer "
-            f"replications, a shorter horizon or fewer clients)"
+            f"replications, a shorter horizon or {fewer})"
         )
 
 
@@ -826,7 +828,8 @@ def simulate_thread_pool(
     }
     cost = "thread_pool" if connections is None else "thread_pool_connections"
     _check_work(cost, workload.get("clients", 0), replications, horizon,
-                lambda: _request_rate(model))
+                lambda: _request_rate(model),
+                load="clients" if "clients" in workload else "arrival_rate")
     metrics = THREAD_POOL_METRICS + (CONNECTION_METRICS if connections is not None else ())
     return _replicate(
         "thread_pool",
