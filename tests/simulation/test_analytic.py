@@ -107,7 +107,7 @@ def test_thread_pool_analytic_coverage(thread_pool_runs):
 # queuetune.thread_pool once it takes these keywords (skipped before)
 
 SERVER_POINTS = [
-    dict(clients=60, think_time=2.0, capacity=30, threads=8, processors=2, connections=None,
+    dict(clients=60, think_time=2.0, capacity=15, threads=8, processors=2, connections=None,
          cpu_time=0.05, wait_time=0.15),
     dict(clients=60, think_time=2.0, capacity=30, threads=8, processors=2, connections=3,
          cpu_time=0.03, wait_time=0.15),
@@ -115,7 +115,7 @@ SERVER_POINTS = [
          cpu_time=0.05, wait_time=0.2),
     dict(arrival_rate=20.0, capacity=25, threads=6, processors=2, connections=4,
          cpu_time=0.04, wait_time=0.15),
-    dict(arrival_rate=15.0, capacity=40, threads=None, processors=3, connections=None,
+    dict(arrival_rate=15.0, capacity=12, threads=None, processors=3, connections=None,
          cpu_time=0.15, wait_time=0.3),
     dict(clients=10, think_time=0.0, capacity=10, threads=6, processors=2, connections=3,
          cpu_time=0.05, wait_time=0.1),
