@@ -137,7 +137,8 @@ def bench_grid() -> dict:
     speedups: dict[str, list[float]] = {name: [] for name in loops}
     differences = dict.fromkeys(loops, 0.0)
     for _ in range(ROUNDS):
-        vector_s, batch = best_time(lambda: mm1bk(K, B, S, Z))
+        vector_s, batch = best_time(lambda: mm1bk(clients=K, capacity=B, service_time=S,
+                                                  think_time=Z))
         vector_runs.append(vector_s)
         for name, solve in loops.items():
             # best of 3, like the vectorized call, so that both sides get the same treatment
@@ -169,7 +170,8 @@ def bench_extremes() -> list[dict]:
     ]
     out = []
     for label, K, B, S, Z in cases:
-        seconds, res = best_time(lambda K=K, B=B, S=S, Z=Z: mm1bk(K, B, S, Z))
+        seconds, res = best_time(lambda K=K, B=B, S=S, Z=Z: mm1bk(clients=K, capacity=B,
+                                                                  service_time=S, think_time=Z))
         out.append({"case": label, "seconds": seconds, "throughput": float(res.throughput),
                     "utilization": float(res.utilization),
                     "mean_in_system": float(res.mean_in_system),
@@ -190,7 +192,8 @@ def bench_thread_pool() -> list[dict]:
                     out.append({
                         "clients": clients, "capacity": capacity, "threads": threads,
                         "cpu_time": cpu, "wait_time": wait,
-                        "states": state_count(clients, capacity, threads, True),
+                        "states": state_count(clients=clients, capacity=capacity, threads=threads,
+                                              two_phases=True),
                         "exact_s": t_exact, "fes_s": t_fes,
                         "X_exact": float(exact.throughput), "X_fes": float(fes.throughput),
                         "R_exact": float(exact.response_time),
@@ -217,7 +220,8 @@ def bench_large_exact() -> list[dict]:
         t_fes, fes = best_time(lambda a=args: thread_pool(*a, method="fes"), 1)
         out.append({"clients": clients, "capacity": capacity, "threads": threads,
                     "cpu_time": cpu, "wait_time": wait, "think_time": think,
-                    "states": state_count(clients, capacity, threads, True),
+                    "states": state_count(clients=clients, capacity=capacity, threads=threads,
+                                          two_phases=True),
                     "exact_s": t_exact, "fes_s": t_fes,
                     "X_exact": float(exact.throughput),
                     "err_X": float(fes.throughput / exact.throughput - 1),
@@ -237,7 +241,8 @@ def per_state_costs() -> list[dict]:
             K = np.full(m, top)
             repeats = max(1, int(2e6 // (m * (top + 1))))
             seconds, _ = best_time(lambda K=K, top=top, r=repeats: [
-                mm1bk(K, top, 1.0, 1.0) for _ in range(r)], 3)
+                mm1bk(clients=K, capacity=top, service_time=1.0,
+                      think_time=1.0) for _ in range(r)], 3)
             out.append({"states_per_config": top, "configs": m,
                         "ns_per_state": seconds / repeats / (m * (top + 1)) * 1e9,
                         "ms_per_call": seconds / repeats * 1e3})
@@ -247,11 +252,14 @@ def per_state_costs() -> list[dict]:
 def review_cases() -> list[dict]:
     """The calls of the adversarial review, timed once each."""
     cases = [("mm1bk(np.full(1023, 10**5), 10**5, 1.0, 1.0)",
-              lambda: mm1bk(np.full(1023, 10**5), 10**5, 1.0, 1.0)),
+              lambda: mm1bk(clients=np.full(1023, 10**5), capacity=10**5, service_time=1.0,
+                            think_time=1.0)),
              ("mm1bk(np.full(1024, 10**5), 10**5, 1.0, 1.0)",
-              lambda: mm1bk(np.full(1024, 10**5), 10**5, 1.0, 1.0)),
+              lambda: mm1bk(clients=np.full(1024, 10**5), capacity=10**5, service_time=1.0,
+                            think_time=1.0)),
              ("mm1bk(np.full(30, 10**7), 10**7, 1.0, 1.0)",
-              lambda: mm1bk(np.full(30, 10**7), 10**7, 1.0, 1.0)),
+              lambda: mm1bk(clients=np.full(30, 10**7), capacity=10**7, service_time=1.0,
+                            think_time=1.0)),
              ("thread_pool(fes) on 10**5 random configurations", _fes_batch)]
     out = []
     for label, call in cases:
@@ -263,9 +271,10 @@ def review_cases() -> list[dict]:
 def _fes_batch():
     rng = np.random.default_rng(SEED)
     m = 10**5
-    return thread_pool(rng.integers(1, 300, m), rng.integers(1, 300, m), rng.integers(1, 60, m),
-                       rng.uniform(0.001, 0.1, m), rng.uniform(0.0, 0.5, m),
-                       rng.uniform(0.5, 20.0, m), method="fes")
+    return thread_pool(clients=rng.integers(1, 300, m), capacity=rng.integers(1, 300, m),
+                       threads=rng.integers(1, 60, m),
+                       cpu_time=rng.uniform(0.001, 0.1, m), wait_time=rng.uniform(0.0, 0.5, m),
+                       think_time=rng.uniform(0.5, 20.0, m), method="fes")
 
 
 def guard_calibration() -> list[dict]:
@@ -280,30 +289,42 @@ def guard_calibration() -> list[dict]:
 
     timed("mm1bk MAX_TOTAL_STATES", f"{MAX_TOTAL_STATES:.0e} states",
           "49 saturated chains of 10**7 states (4.9e8 states)",
-          lambda: mm1bk(np.full(49, 10**7), 10**7, 1.0, 1.0))
+          lambda: mm1bk(clients=np.full(49, 10**7), capacity=10**7, service_time=1.0,
+                        think_time=1.0))
     timed("mm1bk MAX_STATES", f"{MAX_STATES:.0e} states", "one chain of 10**7, mode inside",
-          lambda: mm1bk(10**7, 10**7, 1e-7, 1.0))
+          lambda: mm1bk(clients=10**7, capacity=10**7, service_time=1e-7, think_time=1.0))
     timed("thread_pool EXACT_MAX_STATES", f"{EXACT_MAX_STATES:,} states",
           "clients = capacity = 1500, 700 threads (806,851 states)",
-          lambda: thread_pool(1500, 1500, 700, 0.0003, 0.2, 0.3, method="exact"),
-          estimated_seconds(np.array([1500]), np.array([1500]), np.array([700]),
-                            np.array([True]), np.array([0.0]), "exact"))
+          lambda: thread_pool(clients=1500, capacity=1500, threads=700, cpu_time=0.0003,
+                              wait_time=0.2, think_time=0.3, method="exact"),
+          estimated_seconds(clients=np.array([1500]), capacity=np.array([1500]),
+                            threads=np.array([700]),
+                            two_phases=np.array([True]), thread_overhead=np.array([0.0]),
+                            method="exact"))
     K = np.full(3000, 40)
     timed("thread_pool EXACT_MAX_SECONDS", f"{EXACT_MAX_SECONDS:g} s",
           "3,000 chains of 40 clients, 5 threads",
-          lambda: thread_pool(K, 40, 5, 0.02, 0.1, 4.0, method="exact"),
-          estimated_seconds(K, K, np.full(3000, 5), np.full(3000, True), np.zeros(3000),
-                            "exact"))
+          lambda: thread_pool(clients=K, capacity=40, threads=5, cpu_time=0.02, wait_time=0.1,
+                              think_time=4.0, method="exact"),
+          estimated_seconds(clients=K, capacity=K, threads=np.full(3000, 5),
+                            two_phases=np.full(3000, True), thread_overhead=np.zeros(3000),
+                            method="exact"))
     timed("thread_pool FES_MAX_SECONDS", f"{FES_MAX_SECONDS:g} s",
           "one chain of 10**7 states, 10 threads",
-          lambda: thread_pool(10**7, 10**7, 10, 0.01, 0.1, 1.0, method="fes"),
-          estimated_seconds(np.array([10**7]), np.array([10**7]), np.array([10]),
-                            np.array([True]), np.array([0.0]), "fes"))
+          lambda: thread_pool(clients=10**7, capacity=10**7, threads=10, cpu_time=0.01,
+                              wait_time=0.1, think_time=1.0, method="fes"),
+          estimated_seconds(clients=np.array([10**7]), capacity=np.array([10**7]),
+                            threads=np.array([10]),
+                            two_phases=np.array([True]), thread_overhead=np.array([0.0]),
+                            method="fes"))
     timed("thread_pool FES_MAX_SECONDS", f"{FES_MAX_SECONDS:g} s",
           "one configuration with 10**7 threads (inner recursion)",
-          lambda: thread_pool(10**7, 10**7, 10**7, 0.01, 0.1, 1.0, method="fes"),
-          estimated_seconds(np.array([10**7]), np.array([10**7]), np.array([10**7]),
-                            np.array([True]), np.array([0.0]), "fes"))
+          lambda: thread_pool(clients=10**7, capacity=10**7, threads=10**7, cpu_time=0.01,
+                              wait_time=0.1, think_time=1.0, method="fes"),
+          estimated_seconds(clients=np.array([10**7]), capacity=np.array([10**7]),
+                            threads=np.array([10**7]),
+                            two_phases=np.array([True]), thread_overhead=np.array([0.0]),
+                            method="fes"))
     timed("mva MAX_POPULATION", f"{MAX_POPULATION:.0e}", "one queue, population 10**6",
           lambda: mva(MAX_POPULATION, [0.1], think_time=1.0))
     terms = (4 * 5 + 2) * 2000**2
@@ -343,7 +364,7 @@ def fes_sample(rng: np.random.Generator, overhead: bool) -> list[dict]:
         load = log_uniform(0.2, 5)
         theta = log_uniform(1e-4, 0.1) if overhead else 0.0
         phi = float(rng.uniform(0, 1e-3)) if overhead else 0.0
-        states = state_count(K, B, T, True)
+        states = state_count(clients=K, capacity=B, threads=T, two_phases=True)
         if states > FES_SAMPLE_MAX_STATES:
             continue
         capacity = min(T / (cpu + wait), 1 / cpu)

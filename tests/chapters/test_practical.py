@@ -80,14 +80,17 @@ def test_the_example_follows_its_own_steps(example):
 
 def test_the_example_pool_is_enough_at_the_peak_and_one_thread_fewer_is_not(example):
     w = example.workload
-    unlimited = thread_pool(w.clients, w.clients, w.clients, w.cpu_time, w.wait_time,
-                            w.think_time)
-    at = thread_pool(w.clients, w.clients, example.peak_threads, w.cpu_time, w.wait_time,
-                     w.think_time)
+    unlimited = thread_pool(clients=w.clients, capacity=w.clients, threads=w.clients,
+                            cpu_time=w.cpu_time, wait_time=w.wait_time,
+                            think_time=w.think_time)
+    at = thread_pool(clients=w.clients, capacity=w.clients, threads=example.peak_threads,
+                     cpu_time=w.cpu_time, wait_time=w.wait_time,
+                     think_time=w.think_time)
     assert at.response_time <= (1 + w.tolerance) * unlimited.response_time
     if example.peak_threads > 1:
-        fewer = thread_pool(w.clients, w.clients, example.peak_threads - 1, w.cpu_time,
-                            w.wait_time, w.think_time)
+        fewer = thread_pool(clients=w.clients, capacity=w.clients,
+                            threads=example.peak_threads - 1, cpu_time=w.cpu_time,
+                            wait_time=w.wait_time, think_time=w.think_time)
         assert fewer.response_time > (1 + w.tolerance) * unlimited.response_time
 
 

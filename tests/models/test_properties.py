@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from queuetune import mm1bk, thread_pool
 
+MM1BK_ARGS = ("clients", "capacity", "service_time", "think_time")
+
 SETTINGS = settings(deadline=None, max_examples=100, derandomize=True)
 SMALL = settings(deadline=None, max_examples=60, derandomize=True)
 SLACK = 1e-12
@@ -20,7 +22,7 @@ times = st.floats(1e-3, 1e3, allow_nan=False, allow_infinity=False)
 @SETTINGS
 @given(clients, capacity, times, times)
 def test_mm1bk_properties(K, B, S, Z):
-    res = mm1bk(K, B, S, Z)
+    res = mm1bk(clients=K, capacity=B, service_time=S, think_time=Z)
     p = res.probabilities
     assert p.shape == (min(K, B) + 1,)
     assert np.all(p >= 0)
@@ -39,7 +41,7 @@ def test_mm1bk_properties(K, B, S, Z):
 @SETTINGS
 @given(st.integers(1, 300), st.integers(0, 200), times, times)
 def test_mm1bk_throughput_grows_with_clients_without_losses(K, extra, S, Z):
-    res = mm1bk(np.array([K, K + 1]), K + 1 + extra, S, Z)
+    res = mm1bk(clients=np.array([K, K + 1]), capacity=K + 1 + extra, service_time=S, think_time=Z)
     assert res.throughput[1] >= res.throughput[0] * (1 - SLACK)
 
 
@@ -49,9 +51,9 @@ def test_mm1bk_throughput_grows_with_clients_without_losses(K, extra, S, Z):
 )
 def test_mm1bk_batch_equals_one_by_one(configs):
     K, B, S, Z = (np.array(c) for c in zip(*configs, strict=True))
-    batch = mm1bk(K, B, S, Z)
+    batch = mm1bk(clients=K, capacity=B, service_time=S, think_time=Z)
     for i, config in enumerate(configs):
-        one = mm1bk(*config)
+        one = mm1bk(**dict(zip(MM1BK_ARGS, config, strict=True)))
         assert abs(batch.throughput[i] - one.throughput) <= 1e-12 * one.throughput
         assert abs(batch.mean_in_system[i] - one.mean_in_system) <= 1e-12 * one.mean_in_system
 

@@ -227,12 +227,15 @@ def size(workload: Workload) -> Sizing:
     threads = max(saturation, peak_threads)
     x_max = _pool_throughput(s_c, s_w, threads)
     capacity = max(threads, int(math.ceil(w.max_response_time * x_max)))
-    at_peak = thread_pool(k, capacity, threads, s_c, s_w, z, method="exact")
+    at_peak = thread_pool(clients=k, capacity=capacity, threads=threads, cpu_time=s_c,
+                          wait_time=s_w, think_time=z, method="exact")
     throughput = float(at_peak.throughput)
     utilization = float(at_peak.utilization)
     over = int(math.ceil(w.overload * k))
-    bounded = thread_pool(over, capacity, threads, s_c, s_w, z, method="exact")
-    unlimited = thread_pool(over, over, threads, s_c, s_w, z, method="exact")
+    bounded = thread_pool(clients=over, capacity=capacity, threads=threads, cpu_time=s_c,
+                          wait_time=s_w, think_time=z, method="exact")
+    unlimited = thread_pool(clients=over, capacity=over, threads=threads, cpu_time=s_c,
+                            wait_time=s_w, think_time=z, method="exact")
     return Sizing(
         workload=w,
         offered=k / (z + s),
@@ -278,7 +281,8 @@ def load_curves(sizing: Sizing, clients: Any, small_pool: int) -> pd.DataFrame:
     frames = []
     for label, t, b in settings:
         capacity = ks if b is None else np.full_like(ks, b)
-        res = thread_pool(ks, capacity, t, w.cpu_time, w.wait_time, w.think_time,
+        res = thread_pool(clients=ks, capacity=capacity, threads=t, cpu_time=w.cpu_time,
+                          wait_time=w.wait_time, think_time=w.think_time,
                           method="exact")
         frames.append(pd.DataFrame({
             "clients": ks, "setting": label, "threads": t,

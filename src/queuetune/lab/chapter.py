@@ -69,8 +69,9 @@ def model_curves(runs: pd.DataFrame, services: pd.DataFrame, think_time: float,
     for row in settings.itertuples():
         S, s_cpu, s_wait = services.loc[row.split, ["S", "s_cpu", "s_wait"]]
         B = row.threads + row.queue
-        single = mm1bk(K, B, S, think_time)
-        pool = thread_pool(K, B, row.threads, s_cpu, s_wait, think_time, method="exact")
+        single = mm1bk(clients=K, capacity=B, service_time=S, think_time=think_time)
+        pool = thread_pool(clients=K, capacity=B, threads=row.threads, cpu_time=s_cpu,
+                           wait_time=s_wait, think_time=think_time, method="exact")
         for name, result in (("M/M/1/B/K", single), ("thread-limited", pool)):
             frames.append(pd.DataFrame({
                 "split": row.split, "work": row.work,
