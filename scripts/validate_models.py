@@ -160,11 +160,16 @@ def _relative(value: float, reference: float) -> float:
     return (value - reference) / abs(reference)
 
 
-def _parameter(point: dict, name: str) -> float:
-    """A parameter as a number: NaN where the point has none (or None: no limit)."""
+# the value of a server's parameter that a point leaves out
+_DEFAULTS = {"processors": 1.0, "thread_overhead": 0.0, "pool_overhead": 0.0}
+
+
+def _parameter(point: dict, name: str, model: str) -> float:
+    """A parameter as a number: its default in a server's row, otherwise NaN where the point
+    has none (or None: no limit)."""
     value = point.get(name)
     if value is None:
-        return 1.0 if name == "processors" else math.nan
+        return _DEFAULTS.get(name, math.nan) if model != "mm1bk" else math.nan
     return value
 
 
@@ -178,7 +183,7 @@ def _rows(model, index, point, metrics, exact, fes, sim) -> list[dict]:
             {
                 "model": model,
                 "point": index,
-                **{name: _parameter(point, name) for name in PARAMETERS},
+                **{name: _parameter(point, name, model) for name in PARAMETERS},
                 "metric": metric,
                 "exact": exact_value,
                 "fes": fes_value,

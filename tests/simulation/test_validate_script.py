@@ -101,7 +101,7 @@ def test_one_row_per_metric_in_order(frame):
 
 
 def test_same_table_twice(script, frame):
-    assert script.run_all(RUN, 1, MM1BK_GRID, POOL_GRID).equals(frame)
+    assert script.run_all(RUN, 1, MM1BK_GRID, POOL_GRID, []).equals(frame)
 
 
 def test_summary_counts_and_lists_misses(script, frame):
