@@ -106,14 +106,17 @@ def server_points() -> list[dict]:
         # (clients or None, arrival_rate or None, think_time, capacity, threads, processors,
         #  connections, cpu_time, wait_time, thread_overhead, pool_overhead)
         (200, None, THINK, 50, 30, 4, None, 0.07, 0.07, 0.0, 0.0),
-        (150, None, THINK, 60, 20, 2, 5, 0.02, 0.1, 0.0, 0.0),
+        (220, None, THINK, 60, 20, 2, 5, 0.02, 0.1, 0.0, 0.0),
         (100, None, THINK, 50, None, 2, 8, 0.03, 0.3, 0.0, 0.0),
         (20, None, 0.0, 20, 10, 2, 4, 0.05, 0.1, 0.0, 0.0),
         (60, None, THINK, 50, 5, 2, None, 0.05, 0.15, 0.1, 0.01),
-        (None, 40.0, None, 400, 200, 8, 10, 0.04, 0.2, 0.0, 0.0),
+        (None, 40.0, None, 40, 200, 8, 10, 0.04, 0.2, 0.0, 0.0),
         (None, 20.0, None, 50, None, 4, None, 0.1, 0.5, 0.0, 0.0),
         (None, 45.0, None, 30, 10, 2, None, 0.04, 0.1, 0.0, 0.0),
-        (None, 30.0, None, 100, None, 1, 4, 0.01, 0.1, 0.0, 0.0),
+        (None, 30.0, None, 12, None, 1, 4, 0.01, 0.1, 0.0, 0.0),
+        # issue 21's service scaled to its pool: 8 processors, 40 ms of processor time, 200 ms
+        # of database wait, 10 connections (50 requests/s at most), virtual threads
+        (None, 48.0, None, 100, None, 8, 10, 0.04, 0.2, 0.0, 0.0),
     ]
     keys = ("clients", "arrival_rate", "think_time", "capacity", "threads", "processors",
             "connections", "cpu_time", "wait_time", "thread_overhead", "pool_overhead")
