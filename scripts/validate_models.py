@@ -45,6 +45,9 @@ THINK = 4.0  # s, the paper's mean think time Z
 SERVICE = 0.14  # s, the paper's mean service time S
 RUN = {"horizon": 6_000.0, "warmup": 300.0, "replications": 10}
 QUICK_RUN = {"horizon": 1_000.0, "warmup": 100.0, "replications": 5}
+# The server grid sends 20 to 50 requests/s: a third of the horizon costs as much as the others.
+SERVER_RUN = {"horizon": 2_000.0, "warmup": 200.0, "replications": 10}
+GRIDS = ("mm1bk", "thread_pool", "server")
 PARAMETERS = (
     "clients",
     "arrival_rate",
@@ -212,31 +215,39 @@ def run_all(
     mm1bk_grid: list[dict] | None = None,
     thread_pool_grid: list[dict] | None = None,
     server_grid: list[dict] | None = None,
+    server_run: dict | None = None,
 ) -> pd.DataFrame:
     """Every point of the grids (the module's grids by default; the server grid only where
-    the model takes its keywords), one row per metric."""
+    the model takes its keywords), one row per metric; the server grid's runs are
+    ``server_run`` (``run`` if None)."""
     mm1bk_grid = mm1bk_points() if mm1bk_grid is None else mm1bk_grid
     thread_pool_grid = thread_pool_points() if thread_pool_grid is None else thread_pool_grid
     if server_grid is None:
         server_grid = server_points() if model_supports_server() else []
     # the longer runs first, so that the workers finish together
-    tasks = [(_server_task, i, p) for i, p in enumerate(server_grid)]
-    tasks += [(_thread_pool_task, i, p) for i, p in enumerate(thread_pool_grid)]
-    tasks += [(_mm1bk_task, i, p) for i, p in enumerate(mm1bk_grid)]
+    server_run = run if server_run is None else server_run
+    tasks = [(_server_task, i, p, server_run) for i, p in enumerate(server_grid)]
+    tasks += [(_thread_pool_task, i, p, run) for i, p in enumerate(thread_pool_grid)]
+    tasks += [(_mm1bk_task, i, p, run) for i, p in enumerate(mm1bk_grid)]
     rows = []
     progress = tqdm(total=len(tasks), desc="points", unit="pt")
     if workers == 1:
-        for task, i, point in tasks:
-            rows.extend(task(i, point, run))
+        for task, i, point, length in tasks:
+            rows.extend(task(i, point, length))
             progress.update()
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(task, i, point, run) for task, i, point in tasks]
+            futures = [pool.submit(task, i, point, length) for task, i, point, length in tasks]
             for future in as_completed(futures):
                 rows.extend(future.result())
                 progress.update()
     progress.close()
-    frame = pd.DataFrame(rows)
+    return _ordered(pd.DataFrame(rows))
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows by grid, point and metric, in the fixed order of the files."""
+    frame = frame.copy()
     frame["_model"] = frame["model"].map({"mm1bk": 0, "thread_pool": 1, "server": 2})
     frame["_metric"] = [
         (MM1BK_METRICS if m == "mm1bk" else THREAD_POOL_METRICS).index(name)
@@ -244,6 +255,18 @@ def run_all(
     ]
     frame = frame.sort_values(["_model", "point", "_metric"]).drop(columns=["_model", "_metric"])
     return frame.reset_index(drop=True)
+
+
+def with_stored_rows(frame: pd.DataFrame, stored: pd.DataFrame, grids: list[str]) -> pd.DataFrame:
+    """``frame`` (the grids run now) with the rows of the other grids taken from ``stored``
+    (a table this script wrote, perhaps before some of its columns existed: a missing
+    parameter column is filled as the script fills it)."""
+    kept = stored[~stored["model"].isin(grids)].copy()
+    for name in PARAMETERS:
+        if name not in kept.columns:
+            kept[name] = [_parameter({}, name, model) for model in kept["model"]]
+    kept = kept[list(frame.columns)] if not frame.empty else kept
+    return _ordered(pd.concat([frame, kept], ignore_index=True))
 
 
 def _describe_point(row: pd.Series) -> str:
@@ -316,12 +339,20 @@ def _fes_table(pool: pd.DataFrame, title: str) -> list[str]:
     return lines
 
 
-def summary(frame: pd.DataFrame, run: dict) -> str:
+def _run_text(run: dict) -> str:
+    return (f"{run['replications']} independent replications of {run['horizon']:g} s, "
+            f"the first {run['warmup']:g} s discarded")
+
+
+def summary(frame: pd.DataFrame, run: dict, server_run: dict | None = None) -> str:
+    server_run = run if server_run is None else server_run
+    lengths = f"Simulation: {_run_text(run)}"
+    if "server" in set(frame["model"]) and server_run != run:
+        lengths += f" (the server grid: {_run_text(server_run)})"
     lines = [
         "# Analytic models against simulation",
         "",
-        f"Simulation: {run['replications']} independent replications of {run['horizon']:g} s, "
-        f"the first {run['warmup']:g} s discarded; 95 % Student-t intervals. "
+        f"{lengths}; 95 % Student-t intervals. "
         f"Think time Z = {THINK:g} s in every closed workload but the server grid's batch "
         "population (Z = 0).",
         "",
@@ -383,13 +414,25 @@ def main() -> None:
         "--quick", action="store_true", help="short runs, to check the script; not the results"
     )
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--grids", nargs="+", choices=GRIDS, default=list(GRIDS),
+        help="run only these grids and keep the other grids' rows of the stored table "
+        "(same seeds: a run of them gives the same rows)",
+    )
     args = parser.parse_args()
     run = QUICK_RUN if args.quick else RUN
+    server_run = QUICK_RUN if args.quick else SERVER_RUN
     started = time.perf_counter()
-    frame = run_all(run, max(1, args.workers))
+    grids = {name: (None if name in args.grids else []) for name in GRIDS}
+    frame = run_all(run, max(1, args.workers), grids["mm1bk"], grids["thread_pool"],
+                    grids["server"], server_run=server_run)
+    table = args.out / "validation_models.csv"
+    if set(args.grids) != set(GRIDS):
+        frame = with_stored_rows(frame, pd.read_csv(table), args.grids)
     args.out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out / "validation_models.csv", index=False, float_format="%.10g")
-    (args.out / "validation_models.md").write_text(summary(frame, run), encoding="utf-8")
+    frame.to_csv(table, index=False, float_format="%.10g")
+    (args.out / "validation_models.md").write_text(summary(frame, run, server_run),
+                                                   encoding="utf-8")
     wide = frame[~frame["ci_degenerate"]]
     print(
         f"{int(wide['exact_in_ci'].sum())}/{len(wide)} metric-points inside the 95 % CI "

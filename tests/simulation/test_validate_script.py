@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from queuetune.simulation import MM1BK_METRICS, THREAD_POOL_METRICS
@@ -111,3 +112,23 @@ def test_summary_counts_and_lists_misses(script, frame):
     assert text.count("\n| thread_pool | 0 |") + text.count("\n| mm1bk | 0 |") == int(
         (~frame["exact_in_ci"]).sum()
     )
+
+
+def test_stored_rows_of_other_grids_are_kept(script, frame, tmp_path):
+    """--grids server: the other grids' rows come from the stored table, even one written
+    before the server's columns existed, and the table is ordered as a full run orders it."""
+    old = frame.drop(columns=["arrival_rate", "processors", "connections"])
+    old.to_csv(tmp_path / "old.csv", index=False, float_format="%.10g")
+    stored = pd.read_csv(tmp_path / "old.csv")
+    server = script.run_all(RUN, 1, [], [], SERVER_GRID[:1])
+    merged = script.with_stored_rows(server, stored, ["server"])
+    assert list(merged.columns) == list(server.columns)
+    assert list(merged["model"].unique()) == ["mm1bk", "thread_pool", "server"]
+    kept = merged[merged["model"] != "server"].reset_index(drop=True)
+    assert (kept.loc[kept["model"] == "thread_pool", "processors"] == 1.0).all()
+    assert kept.loc[kept["model"] == "mm1bk", "processors"].isna().all()
+    assert kept["arrival_rate"].isna().all() and kept["connections"].isna().all()
+    assert kept["exact"].tolist() == pytest.approx(frame["exact"].tolist(), rel=1e-9)
+    fresh = merged[merged["model"] == "server"].reset_index(drop=True)
+    # the same values; a column holding NaN from the stored rows becomes float
+    pd.testing.assert_frame_equal(fresh, server, check_dtype=False)
