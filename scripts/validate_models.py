@@ -13,8 +13,11 @@ summary says so. Writes
 * ``results/validation_models.csv`` - one row per (model, point, metric), in a fixed order;
 * ``results/validation_models.md`` - coverage counts and every miss.
 
-Usage: ``python scripts/validate_models.py [--workers N] [--quick]``. Each point has its own
-fixed seed, so the files are the same on every run and for any number of workers.
+Usage: ``python scripts/validate_models.py [--workers N] [--quick] [--grids GRID ...]``. Each
+point has its own fixed seed, so the files are the same on every run and for any number of
+workers; ``--grids server`` runs only that grid and keeps the other grids' rows of the stored
+table (a run of them gives the same rows: their simulation and model are unchanged to the last
+bit, ``tests/simulation/test_legacy.py``).
 """
 
 from __future__ import annotations
