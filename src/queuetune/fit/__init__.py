@@ -5,8 +5,14 @@ Fitters (all bounded least squares by :func:`scipy.optimize.least_squares`):
 * :func:`fit_mm1bk` - service and think time of the M/M/1/B/K model (capacity given, or
   profiled over integers);
 * :func:`fit_thread_pool` - CPU time, wait time, think time and overheads of the thread-pool
-  model over a clients x threads grid, optionally with CPU utilization (Utilization Law);
-* :func:`fit_usl`, :func:`fit_amdahl` - the Universal Scalability Law and Amdahl's law;
+  model over a clients x threads grid (or the thread count, profiled over integers), with its
+  processors and pool of connections, optionally with CPU utilization (Utilization Law);
+* :func:`fit_usl`, :func:`fit_amdahl` - the Universal Scalability Law and Amdahl's law, on
+  speedups or on throughputs (the throughput of one processor given or fitted), super-linear
+  data refused unless asked.
+
+Every count is a keyword argument. A measured concurrency (``clients``) may be non-integer: the
+queueing models are then interpolated linearly between the integers on both sides of it.
 * :func:`compare`, :func:`leave_one_out` - AIC/AICc and leave-one-out prediction error.
 
 The statistics, shared by every fitter:
@@ -34,7 +40,9 @@ The statistics, shared by every fitter:
   parameters the fitted values do not depend on, estimates at a bound and open intervals, in
   ``warnings`` and in a one-line ``identifiability``.
 * **Goodness of fit**: residuals, per-quantity RMSE, largest relative error and R², the
-  Gaussian log-likelihood, AIC, AICc and BIC.
+  Gaussian log-likelihood, AIC, AICc and BIC. A fit that explains a measured quantity less
+  well than its mean (R² < 0) says so in ``warnings`` and with a ``UserWarning`` naming the
+  fit.
 
 Example: the USL recovers the parameters of speedups it generated itself.
 

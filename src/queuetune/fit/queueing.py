@@ -38,7 +38,8 @@ from ._core import Fit, Parameter, Problem, _estimate, fit_problem, information_
 
 __all__ = ["MM1BKFit", "ThreadPoolFit", "fit_mm1bk", "fit_thread_pool",
            "MM1BK_PARAMETERS", "THREAD_POOL_PARAMETERS", "MAX_FIT_STATES",
-           "MAX_PROFILED_CAPACITIES", "MAX_PROFILED_THREADS", "MAX_EVALUATION_SECONDS"]
+           "MAX_PROFILED_CAPACITIES", "MAX_PROFILED_THREADS", "MAX_PROFILE_SECONDS",
+           "MAX_EVALUATION_SECONDS"]
 
 #: Parameters of :func:`fit_mm1bk` with their default search bounds (seconds).
 MM1BK_PARAMETERS = (
@@ -62,6 +63,11 @@ MAX_FIT_STATES = 10**5
 MAX_PROFILED_CAPACITIES = 1000
 #: Largest number of thread counts profiled by :func:`fit_thread_pool` (one fit each).
 MAX_PROFILED_THREADS = 200
+#: Largest estimated time of the thread-count profile of :func:`fit_thread_pool`: per thread
+#: count, 0.3 s of the fit's own work and about 40 model evaluations of at least 1 ms each
+#: (measured, 2 cores).
+MAX_PROFILE_SECONDS = 10.0
+_SECONDS_PER_FIT, _EVALUATIONS_PER_FIT, _LEAST_EVALUATION_SECONDS = 0.3, 40, 1e-3
 #: Largest estimated time of one model evaluation in :func:`fit_thread_pool` (by
 #: :func:`queuetune.thread_pool`'s own cost estimate; a fit takes hundreds).
 MAX_EVALUATION_SECONDS = 0.05
@@ -513,7 +519,17 @@ def _thread_pool_data(clients, threads, capacity, response_time, throughput, uti
                                 extra=int(candidates is not None))
     data = _ThreadPoolData(K, T, B, observed, free, fixed_values, starts, parameters, method,
                            p, C, candidates)
-    _check_thread_pool_work(data)
+    seconds = _check_thread_pool_work(data)
+    if candidates is not None:
+        # one fit per thread count: its own work and some tens of model evaluations
+        total = candidates.size * (_SECONDS_PER_FIT + _EVALUATIONS_PER_FIT * max(
+            seconds, _LEAST_EVALUATION_SECONDS))
+        if total > MAX_PROFILE_SECONDS:
+            raise ValueError(
+                f"thread_range must keep the profile of the thread count within "
+                f"MAX_PROFILE_SECONDS = {MAX_PROFILE_SECONDS:g} s, got {candidates.size} "
+                f"thread counts, about {total:.0f} s of fits: give a narrower thread_range "
+                "(or the threads)")
     return data
 
 
@@ -547,7 +563,7 @@ def _extreme(data: _ThreadPoolData, name: str) -> float:
     return next(p.high for p in data.parameters if p.name == name)
 
 
-def _check_thread_pool_work(data: _ThreadPoolData) -> None:
+def _check_thread_pool_work(data: _ThreadPoolData) -> float:
     """The model at its most expensive corner: valid (the CPU time with overhead in range) and
     one evaluation within MAX_EVALUATION_SECONDS by the model's own estimate."""
     worst = {name: _extreme(data, name) for name in ("cpu_time", "wait_time",
@@ -574,6 +590,7 @@ def _check_thread_pool_work(data: _ThreadPoolData) -> None:
             f"got about {seconds:.2g} s with method={data.method!r}"
             + (": use method='fes'" if data.method == "exact" else ": fit fewer or smaller "
                "configurations"))
+    return seconds
 
 
 def _thread_pool_problem(data: _ThreadPoolData, scale: str) -> Problem:

@@ -3,8 +3,9 @@
 * :func:`mm1bk` - the M/M/1/B/K model of Imre, Bogárdi-Mészöly and Charaf, eqs. (3)-(5);
 * :func:`mva` - exact single-class Mean Value Analysis of closed networks (Menascé & Almeida
   2002), with load-dependent stations solved through log normalizing constants;
-* :func:`thread_pool` - the M/M/1/B/K model extended with a pool of T threads, solved exactly
-  as a Markov chain or by flow-equivalent-server decomposition;
+* :func:`thread_pool` - the M/M/1/B/K model extended with a pool of T threads (or none), p
+  processors, a pool of C connections and a closed or open workload, solved exactly as a
+  Markov chain or by flow-equivalent-server decomposition;
 * :mod:`.symbolic` - the derivations of eqs. (3)-(5) with SymPy.
 """
 

@@ -66,8 +66,9 @@ __all__ = [
 EXACT_MAX_SECONDS = 10.0
 #: Largest estimated time of one call with ``method="fes"``: up to 80 ns per state of the outer
 #: chains (400 ns in chains of more than 2**22 states), 0.3 us per inner population without
-#: overhead and 15 ns per state of the inner networks with ``thread_overhead > 0``, several
-#: processors or a pool (measured, 2 cores).
+#: overhead and 15 ns per state of the inner networks with ``thread_overhead > 0``; with
+#: several processors or a pool, 0.1 ms per holder count and 40 ns per term of the product-form
+#: recursion (0.6 us per term with overhead) (measured, 2 cores).
 FES_MAX_SECONDS = 10.0
 #: Largest ``min(threads, capacity, clients)`` of ``method="fes"`` when each holder count needs
 #: its own inner network (``thread_overhead > 0``, several processors or a pool of connections):
@@ -82,7 +83,10 @@ _METHODS = ("exact", "fes")
 _EXACT_PER_CONFIG, _EXACT_PER_STATE = 7e-4, 8e-6
 _FES_PER_STATE, _FES_PER_LONG_STATE, _LONG_CHAIN = 8e-8, 4e-7, 1 << 22
 _FES_PER_STEP, _FES_PER_INNER_STATE = 3e-7, 1.5e-8
-_FES_PER_GRID_STATE = 4e-8
+# Several processors or a pool: the product-form recursion, up to 1e-4 s per holder count of a
+# block and 4e-8 s per term (fewer when the distributions are narrow); with thread overhead
+# each holder count's network on its own, 6e-7 s per term (measured, 2 cores).
+_FES_PER_RECURSION_STEP, _FES_PER_RECURSION_TERM, _FES_PER_GRID_TERM = 1e-4, 4e-8, 6e-7
 # Rows of the outer chains solved together (about 2**21 numbers, 16 MiB per temporary).
 _BLOCK_ELEMENTS = 1 << 21
 # The inner recursion runs across configurations while at least this many are going, then one
@@ -216,7 +220,7 @@ def thread_pool(
     >>> res = thread_pool(arrival_rate=40.0, capacity=400, threads=200, processors=8,
     ...                   connections=10, cpu_time=0.04, wait_time=0.2, method="fes")
     >>> print(f"R = {res.response_time * 1000:.0f} ms")
-    R = ... ms
+    R = 281 ms
     """
     method = as_choice(method, "method", _METHODS)
     cfg = _validated(clients, capacity, threads, cpu_time, wait_time, think_time, arrival_rate,
@@ -415,12 +419,78 @@ def _inner_product_form(cfg: _Batch, holders: np.ndarray):
     u[no_wait] = np.minimum(m, p)[no_wait] / p[no_wait]
     no_cpu = present & (cfg.cpu[owner] == 0)
     x[no_cpu] = np.minimum(m, C)[no_cpu] / wait[no_cpu]
-    two = np.flatnonzero(present & ~no_wait & ~no_cpu)
-    if two.size:
-        busy = _mean_busy_processors(m[two], np.log(demand[two] / wait[two]), p[two], C[two])
-        x[two] = busy / demand[two]
-        u[two] = busy / p[two]
+    two = present & ~no_wait & ~no_cpu
+    # with thread overhead each holder count has its own processor time: each m on its own
+    loaded = np.flatnonzero(two & (cfg.theta[owner] > 0))
+    if loaded.size:
+        busy = _mean_busy_processors(m[loaded], np.log(demand[loaded] / wait[loaded]),
+                                     p[loaded], C[loaded])
+        x[loaded] = busy / demand[loaded]
+        u[loaded] = busy / p[loaded]
+    plain = np.flatnonzero((cfg.theta == 0) & (cfg.cpu > 0) & (cfg.wait > 0) & (holders > 0))
+    if plain.size:
+        _product_form_recursion(x, u, starts[plain], holders[plain], cfg.cpu[plain],
+                                cfg.wait[plain], cfg.p[plain], cfg.C[plain])
     return x, u, starts
+
+
+#: Probabilities below this are set to 0 in :func:`_product_form_recursion` (where they cannot
+#: grow back: past the processors, or with at most 200 of them, whose factors p / c could
+#: raise them at most e^200-fold, to below 1e-213).
+_NEGLIGIBLE = 1e-300
+
+
+def _product_form_recursion(x, u, starts, holders, cpu, wait, p, C) -> None:
+    """The inner networks without overhead by the recursion of the product form over m:
+    ``P_m(c) = X(m) (s_c / min(c, p)) P_{m-1}(c - 1)`` for c >= 1 and
+    ``P_m(0) = X(m) (s_w / min(m, C)) P_{m-1}(0)``, ``X(m) = 1 / sum`` of the unnormalized
+    terms (``P_m(c) = a(c) b(m - c) / G(m)`` and ``X(m) = G(m - 1) / G(m)``): positive terms
+    only, no subtraction, O(m) work per holder count. Written into ``x`` (``X(m)``) and ``u``
+    (``X(m) s_c / p``) from ``starts + 1``.
+
+    Configurations go together in blocks of similar size, longest first; a block works on the
+    columns where some of its rows are not 0, and sums each row in order, so a configuration's
+    numbers are the same, to the last bit, alone or with others."""
+    order = np.argsort(-holders, kind="stable")
+    for rows in _row_blocks(holders[order]):
+        i = order[rows]
+        _recursion_block(x, u, starts[i], holders[i], cpu[i], wait[i], p[i], C[i])
+
+
+def _recursion_block(x, u, starts, holders, cpu, wait, p, C) -> None:
+    rows, top = holders.size, int(holders[0])
+    dist = np.zeros((rows, top + 2))
+    dist[:, 0] = 1.0
+    columns = np.arange(top + 2)
+    # a(c) / a(c - 1) = s_c / min(c, p), column c (column 0 unused)
+    step = cpu[:, None] / np.maximum(np.minimum(columns[None, :], p[:, None]), 1)
+    # where a probability may be set to 0 (see _NEGLIGIBLE)
+    droppable = (p[:, None] <= 200) | (columns[None, :] >= p[:, None])
+    low, high = 0, 0  # the columns where some row is not 0
+    descending = -holders
+    for m in range(1, top + 1):
+        going = int(np.searchsorted(descending, -m, side="right"))  # rows with holders >= m
+        terms = np.empty((going, high + 2 - low))
+        # the column before low is 0 in every row
+        np.multiply(step[:going, low + 1:high + 2], dist[:going, low:high + 1],
+                    out=terms[:, 1:])
+        if low == 0:
+            terms[:, 0] = wait[:going] / np.minimum(m, C[:going]) * dist[:going, 0]
+        else:
+            terms[:, 0] = 0.0
+        total = np.add.accumulate(terms, axis=1)[:, -1]
+        xm = 1.0 / total
+        terms /= total[:, None]
+        terms[(terms < _NEGLIGIBLE) & droppable[:going, low:high + 2]] = 0.0
+        dist[:going, low:high + 2] = terms
+        x[starts[:going] + m] = xm
+        u[starts[:going] + m] = xm * cpu[:going] / p[:going]
+        high += 1
+        while high > low and not terms[:, high - low].any():
+            high -= 1
+        while low < high and not terms[:, 0].any():
+            terms = terms[:, 1:]
+            low += 1
 
 
 def _mean_busy_processors(m, log_ratio, p, C) -> np.ndarray:
@@ -700,13 +770,16 @@ def _estimate(top, T, C, two_phases, theta, p, method: str) -> float:
     grid = two_phases & ((p > 1) | (C < holders))
     overhead = np.where((theta > 0) & two_phases & ~grid, holders, 0).astype(np.float64)
     plain = np.where((theta == 0) & two_phases & ~grid, holders, 0).astype(np.float64)
-    gridded = np.where(grid, holders, 0).astype(np.float64)
+    gridded = np.where(grid & (theta > 0), holders, 0).astype(np.float64)
+    recursed = np.where(grid & (theta == 0), holders, 0).astype(np.float64)
     states = top + 1.0
     return (float(np.sum(np.where(states > _LONG_CHAIN, _FES_PER_LONG_STATE, _FES_PER_STATE)
                          * states))
             + float(np.sum(plain)) * _FES_PER_STEP
             + float(np.sum(overhead * (overhead + 3.0) / 2)) * _FES_PER_INNER_STATE
-            + float(np.sum(gridded * (gridded + 3.0) / 2)) * _FES_PER_GRID_STATE)
+            + float(np.sum(gridded * (gridded + 3.0) / 2)) * _FES_PER_GRID_TERM
+            + float(np.max(recursed, initial=0.0)) * _FES_PER_RECURSION_STEP
+            + float(np.sum(recursed * (recursed + 3.0) / 2)) * _FES_PER_RECURSION_TERM)
 
 
 def _exact_sizes(top, T, two_phases, batch=None) -> np.ndarray:
