@@ -10,8 +10,11 @@ connections, open arrivals or no thread limit (``server``: :func:`server_points`
 and ``threads=None``; with a model that lacks them the ``server`` grid is skipped and the
 summary says so. Writes
 
-* ``results/validation_models.csv`` - one row per (model, point, metric), in a fixed order;
-* ``results/validation_models.md`` - coverage counts and every miss.
+* ``results/validation_models.csv`` - one row per (model, point, metric) of the paper's grids,
+  in a fixed order;
+* ``results/validation_server.csv`` - the same for the server grid, with its columns
+  ``arrival_rate``, ``processors`` and ``connections``;
+* ``results/validation_models.md`` - coverage counts and every miss, of every grid.
 
 Usage: ``python scripts/validate_models.py [--workers N] [--quick] [--grids GRID ...]``. Each
 point has its own fixed seed, so the files are the same on every run and for any number of
@@ -169,6 +172,8 @@ def _relative(value: float, reference: float) -> float:
     return (value - reference) / abs(reference)
 
 
+# the parameters of the server grid alone (columns of validation_server.csv only)
+SERVER_PARAMETERS = ("arrival_rate", "processors", "connections")
 # the value of a server's parameter that a point leaves out
 _DEFAULTS = {"processors": 1.0, "thread_overhead": 0.0, "pool_overhead": 0.0}
 
@@ -270,6 +275,24 @@ def with_stored_rows(frame: pd.DataFrame, stored: pd.DataFrame, grids: list[str]
             kept[name] = [_parameter({}, name, model) for model in kept["model"]]
     kept = kept[list(frame.columns)] if not frame.empty else kept
     return _ordered(pd.concat([frame, kept], ignore_index=True))
+
+
+def write_tables(frame: pd.DataFrame, out: Path) -> None:
+    """The paper's grids to ``validation_models.csv`` in their own columns (the thread-pool
+    chapter reads it), the server grid to ``validation_server.csv`` with every column."""
+    paper = frame[frame["model"] != "server"].drop(columns=list(SERVER_PARAMETERS))
+    paper.to_csv(out / "validation_models.csv", index=False, float_format="%.10g")
+    server = frame[frame["model"] == "server"]
+    if not server.empty:
+        server.to_csv(out / "validation_server.csv", index=False, float_format="%.10g")
+
+
+def read_tables(out: Path) -> pd.DataFrame:
+    """The stored rows of every grid (the server grid's where stored)."""
+    tables = [pd.read_csv(out / "validation_models.csv")]
+    if (out / "validation_server.csv").exists():
+        tables.append(pd.read_csv(out / "validation_server.csv"))
+    return pd.concat(tables, ignore_index=True)
 
 
 def _describe_point(row: pd.Series) -> str:
@@ -429,18 +452,17 @@ def main() -> None:
     grids = {name: (None if name in args.grids else []) for name in GRIDS}
     frame = run_all(run, max(1, args.workers), grids["mm1bk"], grids["thread_pool"],
                     grids["server"], server_run=server_run)
-    table = args.out / "validation_models.csv"
     if set(args.grids) != set(GRIDS):
-        frame = with_stored_rows(frame, pd.read_csv(table), args.grids)
+        frame = with_stored_rows(frame, read_tables(args.out), args.grids)
     args.out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(table, index=False, float_format="%.10g")
+    write_tables(frame, args.out)
     (args.out / "validation_models.md").write_text(summary(frame, run, server_run),
                                                    encoding="utf-8")
     wide = frame[~frame["ci_degenerate"]]
     print(
         f"{int(wide['exact_in_ci'].sum())}/{len(wide)} metric-points inside the 95 % CI "
         f"(proper intervals), {int((~frame['exact_in_ci']).sum())} misses in all; "
-        f"wrote {args.out}/validation_models.csv and .md in "
+        f"wrote {args.out}/validation_models.csv, .md and validation_server.csv in "
         f"{time.perf_counter() - started:.0f} s with {args.workers} workers"
     )
 

@@ -132,3 +132,19 @@ def test_stored_rows_of_other_grids_are_kept(script, frame, tmp_path):
     fresh = merged[merged["model"] == "server"].reset_index(drop=True)
     # the same values; a column holding NaN from the stored rows becomes float
     pd.testing.assert_frame_equal(fresh, server, check_dtype=False)
+
+
+def test_tables_split_by_grid(script, frame, tmp_path):
+    """The paper's grids keep their own columns (the thread-pool chapter reads that table);
+    the server grid has its own table; reading both gives the rows back."""
+    server = script.run_all(RUN, 1, [], [], SERVER_GRID[:1])
+    both = script.with_stored_rows(server, frame, ["server"])
+    script.write_tables(both, tmp_path)
+    paper = pd.read_csv(tmp_path / "validation_models.csv")
+    assert "processors" not in paper.columns and "arrival_rate" not in paper.columns
+    assert set(paper["model"]) == {"mm1bk", "thread_pool"}
+    stored = pd.read_csv(tmp_path / "validation_server.csv")
+    assert set(stored["model"]) == {"server"} and "connections" in stored.columns
+    again = script.read_tables(tmp_path)
+    assert len(again) == len(both)
+    assert again["exact"].tolist() == pytest.approx(both["exact"].tolist(), rel=1e-9)
