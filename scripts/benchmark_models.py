@@ -345,8 +345,9 @@ def guard_calibration() -> list[dict]:
     rows[-1]["estimated_s"] = rows[-1]["seconds"] * MAX_CONVOLUTION_TERMS / terms
     timed("simulation MAX_SECONDS", f"{SIMULATION_MAX_SECONDS:g} s",
           "thread pool, 60 clients, horizon 2,000, 2 replications",
-          lambda: simulate_thread_pool(60, 50, 5, 0.02, 0.3, 4.0, horizon=2000.0, warmup=200.0,
-                                       replications=2))
+          lambda: simulate_thread_pool(clients=60, capacity=50, threads=5, cpu_time=0.02,
+                                       wait_time=0.3, think_time=4.0, horizon=2000.0,
+                                       warmup=200.0, replications=2))
     return rows
 
 

@@ -1,4 +1,4 @@
-"""Discrete-event simulation of the book's two closed-loop queueing models.
+"""Discrete-event simulation of the book's queueing models of a server.
 
 An independent check on the analytic models: the same systems are simulated with ``simpy``,
 over independent replications, and every metric comes with a Student-t confidence interval.
@@ -6,21 +6,36 @@ over independent replications, and every metric comes with a Student-t confidenc
 * :func:`simulate_mm1bk` - M/M/1/B/K: ``clients`` clients think, then send a request to one
   exponential server that admits at most ``capacity`` requests; an arrival finding the system
   full is dropped and its client thinks again.
-* :func:`simulate_thread_pool` - the thread-limited server: at most ``capacity`` admitted
-  requests, at most ``threads`` of them hold a thread; a thread holder needs an exponential
-  CPU demand on one processor-sharing CPU, then an exponential wait without CPU (I/O, database),
-  then frees its thread for the oldest waiting request.
+* :func:`simulate_thread_pool` - the server with threads, processors and a pool of
+  connections. At most B requests are admitted (waiting for a thread or holding one); a request
+  that finds B admitted is refused (a closed client thinks again, an open arrival is lost). An
+  admitted request takes a free thread or waits for one, first come first served. It then
+  needs its processor time (mean s_c, exponential, processor sharing over p processors: with c
+  requests in that phase they complete at rate min(c, p)/s_c), and then waits (mean s_w,
+  exponential, no processor) while its thread holds one of C connections; a thread that finds
+  no free connection waits for one, first come first served, holding its thread and no
+  processor. The workload is closed (``clients`` with ``think_time``) or open (Poisson
+  arrivals at ``arrival_rate``); ``threads=None`` removes the thread limit (virtual threads)
+  and ``connections=None`` the pool.
 
-All times (``service_time``, ``think_time``, ``horizon``, ...) share one unit, e.g. seconds;
-the model's times lie in the range the analytic models accept (:data:`TIME_RANGE`). Each
-replication runs from an empty system with every client thinking, discards the warm-up
-``[0, warmup)`` and measures over ``[warmup, horizon)``. A simulation takes as long as its
-horizon asks: its time is estimated first (the analytic model's request rate times the horizon
-and the replications, at about 10 to 20 us per request, plus 20 us per client and replication)
-and a call above :data:`MAX_SECONDS` is refused, naming the way out.
+Every count (``clients``, ``capacity``, ``threads``, ``processors``, ``connections``,
+``arrival_rate``) and every other argument is passed by keyword. All times (``service_time``,
+``think_time``, ``horizon``, ...) share one unit, e.g. seconds; the model's times lie in the
+range the analytic models accept (:data:`TIME_RANGE`). Each replication runs from an empty
+system with every client thinking, discards the warm-up ``[0, warmup)`` and measures over
+``[warmup, horizon)``. A simulation takes as long as its horizon asks: its time is estimated
+first (the request rate times the horizon and the replications, at about 10 to 30 us per
+request, plus 20 us per client and replication) and a call above :data:`MAX_SECONDS` is
+refused, naming the way out.
 
->>> r = simulate_mm1bk(10, 50, 0.14, 4.0, replications=3, horizon=300.0, warmup=50.0)
+>>> r = simulate_mm1bk(clients=10, capacity=50, service_time=0.14, think_time=4.0,
+...                    replications=3, horizon=300.0, warmup=50.0)
 >>> sorted(r.estimate) == sorted(MM1BK_METRICS)
+True
+>>> r = simulate_thread_pool(arrival_rate=20.0, capacity=100, threads=None, processors=4,
+...                          connections=5, cpu_time=0.1, wait_time=0.2,
+...                          replications=3, horizon=300.0, warmup=50.0)
+>>> r.metrics == THREAD_POOL_METRICS + CONNECTION_METRICS
 True
 """
 
@@ -44,6 +59,7 @@ from .models.single_server import TIME_RANGE
 __all__ = [
     "MM1BK_METRICS",
     "THREAD_POOL_METRICS",
+    "CONNECTION_METRICS",
     "MAX_SECONDS",
     "TIME_RANGE",
     "SimulationResult",
@@ -60,6 +76,9 @@ MM1BK_METRICS = (
     "rejection_probability",
 )
 THREAD_POOL_METRICS = MM1BK_METRICS + ("busy_threads", "queue_length", "queue_wait")
+#: Metrics added with a pool of connections: connections held, threads waiting for one, and
+#: their mean wait (zero for those that get one at once).
+CONNECTION_METRICS = ("busy_connections", "connection_queue_length", "connection_wait")
 
 CONFIDENCE = 0.95
 # Slack for floating-point rounding when an exact value meets a zero-width interval, e.g. an
@@ -72,7 +91,7 @@ DEFAULT_REPLICATIONS = 10
 #: Largest estimated time of one call (seconds on a 2-core machine).
 MAX_SECONDS = 120.0
 # Measured costs (seconds, 2 cores): per request sent, per client and replication.
-_PER_REQUEST = {"mm1bk": 8e-6, "thread_pool": 2e-5}
+_PER_REQUEST = {"mm1bk": 8e-6, "thread_pool": 2e-5, "thread_pool_connections": 3e-5}
 _PER_CLIENT = 2e-5
 
 
@@ -186,17 +205,19 @@ def _time(value: object, name: str, zero: bool = False) -> float:
 
 
 def _check_work(model: str, clients: int, replications: int, horizon: float,
-                rate: Callable[[], float]) -> None:
-    """Refuse a call whose estimated time exceeds MAX_SECONDS (``rate`` gives the analytic
-    model's requests sent per unit time; it is asked only once the clients alone fit)."""
+                rate: Callable[[], float], load: str = "clients") -> None:
+    """Refuse a call whose estimated time exceeds MAX_SECONDS (``rate`` gives the requests
+    sent per unit time; it is asked only once the clients alone fit). ``load`` names what sets
+    the rate: ``clients``, or ``arrival_rate`` for an open workload."""
     seconds = replications * clients * _PER_CLIENT
     if seconds <= MAX_SECONDS:
         seconds += replications * horizon * rate() * _PER_REQUEST[model]
     if seconds > MAX_SECONDS:
+        fewer = "fewer clients" if load == "clients" else "a lower arrival_rate"
         raise ValueError(
-            f"horizon, replications and clients must keep the simulation within "
+            f"horizon, replications and {load} must keep the simulation within "
             f"MAX_SECONDS = {MAX_SECONDS:g} s; these ask for about {seconds:.3g} s (fewer "
-            f"replications, a shorter horizon or fewer clients)"
+            f"replications, a shorter horizon or {fewer})"
         )
 
 
@@ -255,17 +276,20 @@ class _Window:
 
 
 class _ProcessorSharingCPU:
-    """One CPU shared equally by its jobs, at a speed that may change with the system state.
+    """``servers`` processors shared equally by their jobs, at a speed that may change with the
+    system state.
 
-    Each job brings an amount of work; the CPU does ``speed()`` units of work per unit time,
-    split equally among the jobs present. On every arrival, departure or speed change the
+    Each job brings an amount of work; each processor does ``speed()`` units of work per unit
+    time, and the ``min(c, servers)`` busy processors' work is split equally among the ``c``
+    jobs present. On every arrival, departure or speed change the
     remaining work of each job is brought up to date and the next departure is re-scheduled;
     a departure scheduled before the latest change is stale and ignored.
     """
 
-    def __init__(self, env: simpy.Environment, speed: Callable[[], float]):
+    def __init__(self, env: simpy.Environment, speed: Callable[[], float], servers: int = 1):
         self.env = env
         self._speed = speed
+        self.servers = servers
         self._remaining: dict[simpy.Event, float] = {}
         self._share = 0.0
         self._last = 0.0
@@ -295,7 +319,8 @@ class _ProcessorSharingCPU:
         if not self._remaining:
             self._share = 0.0
             return
-        self._share = self._speed() / len(self._remaining)
+        jobs = len(self._remaining)
+        self._share = self._speed() * min(jobs, self.servers) / jobs
         job = min(self._remaining, key=self._remaining.__getitem__)
         delay = max(self._remaining[job], 0.0) / self._share
         generation = self._generation
@@ -311,33 +336,37 @@ class _ProcessorSharingCPU:
         self._reschedule()
 
 
-# --------------------------------------------------------------------------- closed loop
+# --------------------------------------------------------------------------- the workload
 
 
-class _ClosedLoopReplication:
-    """One replication of a closed loop: clients think, then send a request to a server that
-    admits at most ``capacity`` requests; an arrival finding it full is dropped.
+class _Replication:
+    """One replication of a server that admits at most ``capacity`` requests; a request that
+    finds it full is refused.
 
-    A subclass models the server: :meth:`_serve` holds an admitted request until it leaves,
-    :meth:`_levels` gives the state levels besides ``n`` and ``full`` (at least
-    ``server_busy``, whose time average is the utilization) and :meth:`run` may add metrics to
-    the common ones.
+    The workload is closed (``clients`` think for ``think_time`` on average, exponential, then
+    send a request; a refused client thinks again; ``think_time = 0`` sends again at once) or
+    open (Poisson arrivals at ``arrival_rate``; a refused arrival is lost). A subclass models
+    the server: :meth:`_serve` holds an admitted request until it leaves, :meth:`_levels` gives
+    the state levels besides ``n`` and ``full`` (at least ``server_busy``, whose time average
+    is the utilization) and :meth:`run` may add metrics to the common ones.
     """
 
     def __init__(
         self,
-        clients: int,
         capacity: int,
-        think_time: float,
         warmup: float,
         horizon: float,
         rng: random.Random,
+        clients: int | None = None,
+        think_time: float | None = None,
+        arrival_rate: float | None = None,
     ):
         self.env = simpy.Environment()
         self.window = _Window(self.env, warmup, horizon)
         self.clients = clients
         self.capacity = capacity
-        self.think_rate = 1.0 / think_time
+        self.think_rate = 1.0 / think_time if think_time else math.inf
+        self.arrival_rate = arrival_rate
         self.rng = rng
         self.in_system = 0
 
@@ -354,25 +383,47 @@ class _ClosedLoopReplication:
         n = self.in_system
         self.window.integrate({"n": n, "full": float(n >= self.capacity), **self._levels()})
 
+    def _admitted(self) -> bool:
+        """Count an arrival now; admit it (True) unless the server is full."""
+        self.window.count("arrivals")
+        if self.in_system >= self.capacity:
+            self.window.count("dropped")
+            return False
+        self._mark()
+        self.in_system += 1
+        return True
+
+    def _request(self, arrival: float) -> Iterator[simpy.Event]:
+        yield from self._serve(arrival)
+        self.window.count("completed")
+        self.window.count("response", self.env.now - arrival)
+
+    def _think(self) -> simpy.Event:
+        if self.think_rate == math.inf:  # a batch population sends again at once
+            return self.env.timeout(0.0)
+        return self.env.timeout(self.rng.expovariate(self.think_rate))
+
     def _client(self) -> Iterator[simpy.Event]:
-        env, window = self.env, self.window
         while True:
-            yield env.timeout(self.rng.expovariate(self.think_rate))
-            arrival = env.now
-            window.count("arrivals")
-            if self.in_system >= self.capacity:
-                window.count("dropped")
-                continue
-            self._mark()
-            self.in_system += 1
-            yield from self._serve(arrival)
-            window.count("completed")
-            window.count("response", env.now - arrival)
+            yield self._think()
+            arrival = self.env.now
+            if self._admitted():
+                yield from self._request(arrival)
+
+    def _arrivals(self) -> Iterator[simpy.Event]:
+        env = self.env
+        while True:
+            yield env.timeout(self.rng.expovariate(self.arrival_rate))
+            if self._admitted():
+                env.process(self._request(env.now))
 
     def run(self, horizon: float) -> dict[str, float]:
-        """Start the clients, run to ``horizon`` and return the metrics of the window."""
-        for _ in range(self.clients):
-            self.env.process(self._client())
+        """Start the workload, run to ``horizon`` and return the metrics of the window."""
+        if self.arrival_rate is None:
+            for _ in range(self.clients):
+                self.env.process(self._client())
+        else:
+            self.env.process(self._arrivals())
         self.env.run(until=horizon)
         self._mark()
         w = self.window
@@ -388,7 +439,7 @@ class _ClosedLoopReplication:
 
 def _replicate(
     name: str,
-    replication: type[_ClosedLoopReplication],
+    replication: type[_Replication],
     model: dict[str, float],
     metrics: tuple[str, ...],
     horizon: float,
@@ -418,9 +469,9 @@ def _replicate(
 # --------------------------------------------------------------------------- M/M/1/B/K
 
 
-class _MM1BKReplication(_ClosedLoopReplication):
+class _MM1BKReplication(_Replication):
     def __init__(self, clients, capacity, service_time, think_time, warmup, horizon, rng):
-        super().__init__(clients, capacity, think_time, warmup, horizon, rng)
+        super().__init__(capacity, warmup, horizon, rng, clients=clients, think_time=think_time)
         self.service_rate = 1.0 / service_time
         self.server = simpy.Resource(self.env, capacity=1)
 
@@ -436,11 +487,11 @@ class _MM1BKReplication(_ClosedLoopReplication):
 
 
 def simulate_mm1bk(
+    *,
     clients: int,
     capacity: int,
     service_time: float,
     think_time: float,
-    *,
     horizon: float = DEFAULT_HORIZON,
     warmup: float = DEFAULT_WARMUP,
     replications: int = DEFAULT_REPLICATIONS,
@@ -452,7 +503,8 @@ def simulate_mm1bk(
     time in system, ``utilization`` the fraction of time the server is busy, ``mean_in_system``
     the time-average number of requests in the system, ``error_rate`` the fraction of time the
     system is full and ``rejection_probability`` the fraction of arriving requests dropped.
-    Responses are counted when they complete inside the measurement window.
+    Responses are counted when they complete inside the measurement window. Every argument is
+    keyword-only.
     """
     clients = as_scalar_integer(clients, "clients")
     capacity = as_scalar_integer(capacity, "capacity")
@@ -476,57 +528,73 @@ def simulate_mm1bk(
 # --------------------------------------------------------------------------- thread pool
 
 
-class _ThreadPoolReplication(_ClosedLoopReplication):
+class _ThreadPoolReplication(_Replication):
     def __init__(
         self,
-        clients,
         capacity,
         threads,
         cpu_time,
         wait_time,
-        think_time,
         thread_overhead,
         pool_overhead,
         warmup,
         horizon,
         rng,
         processor_sharing,
+        clients=None,
+        think_time=None,
+        arrival_rate=None,
+        processors=1,
+        connections=None,
     ):
-        super().__init__(clients, capacity, think_time, warmup, horizon, rng)
+        super().__init__(capacity, warmup, horizon, rng, clients=clients,
+                         think_time=think_time, arrival_rate=arrival_rate)
         self.threads = threads
+        self.processors = processors
         self.cpu_time = cpu_time
         self.wait_time = wait_time
         self.thread_overhead = thread_overhead
         self.pool_overhead = pool_overhead
-        self.pool = simpy.Resource(self.env, capacity=threads)
-        # With exponential demands and a CPU speed that does not depend on the state, a FCFS
-        # single server gives the same process of the number of jobs at the CPU as processor
-        # sharing (memoryless demands: the completion rate is 1/cpu_time whenever the CPU is
-        # busy, whatever the order), hence the same time averages and, by Little's law, the
-        # same mean times, so a plain simpy Resource serves. With overhead the speed changes
-        # with the busy threads and the CPU is simulated as true processor sharing.
+        self.pool = None if threads is None else simpy.Resource(self.env, capacity=threads)
+        self.connections = (
+            None if connections is None else simpy.Resource(self.env, capacity=connections)
+        )
+        # With exponential demands and a processor speed that does not depend on the state, a
+        # FCFS station of p servers gives the same process of the number of jobs in the
+        # processor phase as processor sharing over p processors (memoryless demands: the
+        # completion rate is min(c, p)/cpu_time with c jobs, whatever the order), hence the
+        # same time averages and, by Little's law, the same mean times, so a plain simpy
+        # Resource serves. With overhead the speed changes with the busy threads and the
+        # processors are simulated as true processor sharing.
         self.shared = processor_sharing
         if self.shared:
-            self.cpu = _ProcessorSharingCPU(self.env, self._cpu_speed)
+            self.cpu = _ProcessorSharingCPU(self.env, self._cpu_speed, servers=processors)
         else:
-            self.fcfs_cpu = simpy.Resource(self.env, capacity=1)
+            self.fcfs_cpu = simpy.Resource(self.env, capacity=processors)
         self.busy = 0
         self.at_cpu = 0
+        self.awaiting_connection = 0
+        self.holding_connection = 0
 
     def _cpu_speed(self) -> float:
         """Work done per unit time: the demand grows with the busy threads and the pool size."""
         busy = max(self.busy, 1)
+        threads = self.threads or 0  # pool_overhead is 0 without a thread limit
         return 1.0 / (
-            (1.0 + self.thread_overhead * (busy - 1)) * (1.0 + self.pool_overhead * self.threads)
+            (1.0 + self.thread_overhead * (busy - 1)) * (1.0 + self.pool_overhead * threads)
         )
 
     def _levels(self) -> dict[str, float]:
         busy = self.busy
-        return {
-            "server_busy": float(self.at_cpu > 0),
+        levels = {
+            "server_busy": min(self.at_cpu, self.processors) / self.processors,
             "busy_threads": busy,
             "queue": self.in_system - busy,
         }
+        if self.connections is not None:
+            levels["connection_queue"] = self.awaiting_connection
+            levels["busy_connections"] = self.holding_connection
+        return levels
 
     def _use_cpu(self) -> Iterator[simpy.Event]:
         work = self.rng.expovariate(1.0 / self.cpu_time)
@@ -537,44 +605,149 @@ class _ThreadPoolReplication(_ClosedLoopReplication):
                 yield request
                 yield self.env.timeout(work)
 
-    def _serve(self, arrival: float) -> Iterator[simpy.Event]:
+    def _wait(self) -> Iterator[simpy.Event]:
+        """The waiting phase; with a pool, a connection is taken first (FCFS) and held."""
         env, window = self.env, self.window
+        if self.connections is None:
+            yield env.timeout(self.rng.expovariate(1.0 / self.wait_time))
+            return
+        asked = env.now
+        self._mark()
+        self.awaiting_connection += 1
+        with self.connections.request() as connection:
+            yield connection
+            window.count("connection_grants")
+            window.count("connection_wait", env.now - asked)
+            self._mark()
+            self.awaiting_connection -= 1
+            self.holding_connection += 1
+            yield env.timeout(self.rng.expovariate(1.0 / self.wait_time))
+            self._mark()
+            self.holding_connection -= 1
+
+    def _hold_thread(self, arrival: float) -> Iterator[simpy.Event]:
+        env, window = self.env, self.window
+        window.count("thread_grants")
+        window.count("queue_wait", env.now - arrival)
+        self._mark()
+        self.busy += 1
+        if self.cpu_time:
+            self.at_cpu += 1
+            yield from self._use_cpu()
+            self._mark()
+            self.at_cpu -= 1
+        if self.wait_time:
+            yield from self._wait()
+        self._mark()
+        self.busy -= 1
+        self.in_system -= 1
+        if self.shared:
+            self.cpu.speed_changed()
+
+    def _serve(self, arrival: float) -> Iterator[simpy.Event]:
+        if self.pool is None:
+            yield from self._hold_thread(arrival)
+            return
         with self.pool.request() as thread:
             yield thread
-            window.count("thread_grants")
-            window.count("queue_wait", env.now - arrival)
-            self._mark()
-            self.busy += 1
-            if self.cpu_time:
-                self.at_cpu += 1
-                yield from self._use_cpu()
-                self._mark()
-                self.at_cpu -= 1
-            if self.wait_time:
-                yield env.timeout(self.rng.expovariate(1.0 / self.wait_time))
-            self._mark()
-            self.busy -= 1
-            self.in_system -= 1
-            if self.shared:
-                self.cpu.speed_changed()
+            yield from self._hold_thread(arrival)
 
     def run(self, horizon: float) -> dict[str, float]:
         w = self.window
-        return super().run(horizon) | {
+        metrics = super().run(horizon) | {
             "busy_threads": w.time_average("busy_threads"),
             "queue_length": w.time_average("queue"),
             "queue_wait": w.ratio("queue_wait", "thread_grants"),
         }
+        if self.connections is not None:
+            metrics |= {
+                "busy_connections": w.time_average("busy_connections"),
+                "connection_queue_length": w.time_average("connection_queue"),
+                "connection_wait": w.ratio("connection_wait", "connection_grants"),
+            }
+        return metrics
+
+
+def _optional_count(value: object, name: str) -> int | None:
+    """None, or an integer >= 1."""
+    if value is None:
+        return None
+    try:
+        return as_scalar_integer(value, name)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (or None)") from None
+
+
+def _workload(clients, think_time, arrival_rate, capacity) -> dict:
+    """The closed (clients, think_time) or open (arrival_rate) workload, checked."""
+    if arrival_rate is not None:
+        for name, value in (("clients", clients), ("think_time", think_time)):
+            if value is not None:
+                raise ValueError(
+                    f"{name} must be None with arrival_rate (an open workload), got {value!r}"
+                )
+        return {"arrival_rate": _time(arrival_rate, "arrival_rate")}
+    if clients is None or think_time is None:
+        raise ValueError(
+            "clients and think_time must be given (an integer >= 1 and 0 or a number in "
+            f"{list(TIME_RANGE)}) unless arrival_rate is, got clients={clients!r}, "
+            f"think_time={think_time!r}"
+        )
+    clients = as_scalar_integer(clients, "clients")
+    think_time = _time(think_time, "think_time", zero=True)
+    if think_time == 0 and clients > capacity:
+        raise ValueError(
+            f"think_time must be > 0 when clients ({clients}) exceed capacity ({capacity}): "
+            "a batch population (think_time = 0) would retry its refused requests without end"
+        )
+    return {"clients": clients, "think_time": think_time}
+
+
+def _request_rate(model: dict) -> float:
+    """Requests sent per unit time (admitted or refused), for the work estimate: the analytic
+    model's where it covers the server, otherwise an upper bound."""
+    if "arrival_rate" in model:
+        return model["arrival_rate"]
+    plain = model["processors"] == 1 and model["connections"] is None and model["threads"]
+    if plain and model["think_time"] > 0:
+        return float(thread_pool(
+            clients=model["clients"], capacity=model["capacity"], threads=model["threads"],
+            cpu_time=model["cpu_time"], wait_time=model["wait_time"],
+            think_time=model["think_time"], thread_overhead=model["thread_overhead"],
+            pool_overhead=model["pool_overhead"], method="fes",
+        ).attempt_rate)
+    if model["think_time"] > 0:
+        return model["clients"] / model["think_time"]
+    # a batch population sends as fast as the server completes: at most its busiest station
+    bounds = [model["clients"] / (model["cpu_time"] + model["wait_time"])]
+    if model["cpu_time"]:
+        bounds.append(model["processors"] / model["cpu_time"])
+    if model["wait_time"] and model["connections"] is not None:
+        bounds.append(model["connections"] / model["wait_time"])
+    return min(bounds)
+
+
+def _processor_sharing(processor_sharing: object, overhead: bool) -> bool:
+    if not (processor_sharing is None or isinstance(processor_sharing, bool)):
+        raise ValueError(
+            f"processor_sharing must be None, True or False, got {processor_sharing!r}"
+        )
+    if processor_sharing is False and overhead:
+        raise ValueError("processor_sharing=False (FCFS CPU) is valid only with zero overhead")
+    return overhead if processor_sharing is None else processor_sharing
 
 
 def simulate_thread_pool(
-    clients: int,
+    *,
+    clients: int | None = None,
     capacity: int,
-    threads: int,
+    threads: int | None = None,
     cpu_time: float,
     wait_time: float,
-    think_time: float,
-    *,
+    think_time: float | None = None,
+    arrival_rate: float | None = None,
+    processors: int = 1,
+    connections: int | None = None,
     thread_overhead: float = 0.0,
     pool_overhead: float = 0.0,
     horizon: float = DEFAULT_HORIZON,
@@ -583,62 +756,86 @@ def simulate_thread_pool(
     seed: int = 0,
     processor_sharing: bool | None = None,
 ) -> SimulationResult:
-    """Simulate the thread-limited server; metrics as in :data:`THREAD_POOL_METRICS`.
+    """Simulate the server with threads, processors and a pool of connections.
 
-    With ``a`` busy threads the CPU demand of a request is stretched to
-    ``cpu_time * (1 + thread_overhead * (a - 1)) * (1 + pool_overhead * threads)``: the CPU
-    runs slower by that factor while it is shared by the jobs at it. ``utilization`` is the
-    fraction of time the CPU is busy, ``busy_threads`` the mean number of threads held,
-    ``queue_length`` the mean number of admitted requests waiting for a thread and
-    ``queue_wait`` their mean wait for a thread (zero for those that get one at once).
-    The other metrics are as in :func:`simulate_mm1bk`. Either ``cpu_time`` or ``wait_time``
-    may be 0, which removes that phase, but not both.
+    At most B = ``capacity`` requests are admitted (waiting for a thread or holding one); a
+    request that finds B admitted is refused (a closed client thinks again, an open arrival is
+    lost). An admitted request takes a free thread or waits for one, first come first served.
+    It then needs its processor time (mean s_c = ``cpu_time``, exponential, processor sharing
+    over p = ``processors``: with c requests in that phase they complete at rate
+    min(c, p)/s_c), and then waits (mean s_w = ``wait_time``, exponential, no processor) while
+    its thread holds one of C = ``connections``; a thread that finds no free connection waits
+    for one, first come first served, holding its thread and no processor.
 
-    ``processor_sharing`` picks the CPU model: ``True`` simulates processor sharing,
-    ``False`` a FCFS server (valid only without overhead, see the class comment), ``None``
-    (default) uses processor sharing exactly when an overhead is set.
+    Every argument is keyword-only. The workload is either closed, ``clients`` (an integer
+    >= 1) with ``think_time`` (0, a batch population, only with ``capacity >= clients``, or in
+    :data:`TIME_RANGE`), or open, ``arrival_rate`` (Poisson, requests per unit time, in
+    :data:`TIME_RANGE`). ``threads`` (>= 1) is the size of the thread pool, None (default) no
+    thread limit; ``processors`` (>= 1, default 1) the processors; ``connections`` (>= 1) the
+    pool of connections, None (default) no pool. Either ``cpu_time`` or ``wait_time`` may be 0,
+    which removes that phase (with ``wait_time = 0`` no connection is taken), but not both.
+
+    Metrics: :data:`THREAD_POOL_METRICS`, and with a pool :data:`CONNECTION_METRICS`.
+    ``utilization`` is the mean fraction of the processors busy, ``busy_threads`` the mean
+    number of threads held (without a thread limit: of admitted requests), ``queue_length`` the
+    mean number of admitted requests waiting for a thread and ``queue_wait`` their mean wait
+    for a thread (zero for those that get one at once); ``busy_connections``,
+    ``connection_queue_length`` and ``connection_wait`` are the same for the connections. The
+    other metrics are as in :func:`simulate_mm1bk`; with an open workload
+    ``rejection_probability`` is the fraction of arrivals lost.
+
+    Overhead: with ``a`` busy threads the processor time of a request is stretched to
+    ``cpu_time * (1 + thread_overhead * (a - 1)) * (1 + pool_overhead * threads)``: the
+    processors run slower by that factor. ``pool_overhead`` must be 0 with ``threads=None``.
+
+    ``processor_sharing`` picks the processor model: ``True`` simulates processor sharing,
+    ``False`` a FCFS station of ``processors`` servers (valid only without overhead, see the
+    class comment), ``None`` (default) uses processor sharing exactly when an overhead is set.
+    With ``processors=1``, a thread limit and no pool, a closed workload gives the numbers of
+    the simulation before these keywords existed, to the last bit, for the same seed.
     """
-    clients = as_scalar_integer(clients, "clients")
     capacity = as_scalar_integer(capacity, "capacity")
-    threads = as_scalar_integer(threads, "threads")
+    workload = _workload(clients, think_time, arrival_rate, capacity)
+    threads = _optional_count(threads, "threads")
+    processors = as_scalar_integer(processors, "processors")
+    connections = _optional_count(connections, "connections")
     cpu_time = _time(cpu_time, "cpu_time", zero=True)
     wait_time = _time(wait_time, "wait_time", zero=True)
     if cpu_time == 0 and wait_time == 0:
         raise ValueError("cpu_time and wait_time must not both be 0: a request needs some time")
-    think_time = _time(think_time, "think_time")
     thread_overhead = _nonnegative(thread_overhead, "thread_overhead")
     pool_overhead = _nonnegative(pool_overhead, "pool_overhead")
-    if not (processor_sharing is None or isinstance(processor_sharing, bool)):
+    if threads is None and pool_overhead > 0:
         raise ValueError(
-            f"processor_sharing must be None, True or False, got {processor_sharing!r}"
+            f"pool_overhead must be 0 with threads=None (it grows with the pool size), got "
+            f"{pool_overhead!r}"
         )
-    if processor_sharing is False and (thread_overhead > 0 or pool_overhead > 0):
-        raise ValueError("processor_sharing=False (FCFS CPU) is valid only with zero overhead")
+    processor_sharing = _processor_sharing(
+        processor_sharing, thread_overhead > 0 or pool_overhead > 0
+    )
     horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
-    # the analytic model gives the request rate (and checks the overhead's range)
-    _check_work("thread_pool", clients, replications, horizon, lambda: float(thread_pool(
-        clients=clients, capacity=capacity, threads=threads, cpu_time=cpu_time,
-        wait_time=wait_time, think_time=think_time,
-        thread_overhead=thread_overhead, pool_overhead=pool_overhead, method="fes"
-    ).attempt_rate))
-    if processor_sharing is None:
-        processor_sharing = thread_overhead > 0 or pool_overhead > 0
     model = {
-        "clients": clients,
+        **workload,
         "capacity": capacity,
         "threads": threads,
+        "processors": processors,
+        "connections": connections,
         "cpu_time": cpu_time,
         "wait_time": wait_time,
-        "think_time": think_time,
         "thread_overhead": thread_overhead,
         "pool_overhead": pool_overhead,
         "processor_sharing": processor_sharing,
     }
+    cost = "thread_pool" if connections is None else "thread_pool_connections"
+    _check_work(cost, workload.get("clients", 0), replications, horizon,
+                lambda: _request_rate(model),
+                load="clients" if "clients" in workload else "arrival_rate")
+    metrics = THREAD_POOL_METRICS + (CONNECTION_METRICS if connections is not None else ())
     return _replicate(
         "thread_pool",
         _ThreadPoolReplication,
         model,
-        THREAD_POOL_METRICS,
+        metrics,
         horizon,
         warmup,
         replications,

@@ -103,3 +103,88 @@ def thread_pool_no_queue(
         "queue_length": 0.0,
         "queue_wait": 0.0,
     }
+
+
+# --------------------------------------------------------------------------- many processors,
+# a pool of connections, open arrivals
+
+
+def multiserver_rates(top: int, servers: int, service_time: float) -> list[float]:
+    """Completion rates min(n, servers) / service_time for n = 1..top."""
+    return [min(n, servers) / service_time for n in range(1, top + 1)]
+
+
+def open_birth_death(
+    arrival_rate: float, capacity: int, service_rates: list[float]
+) -> dict[str, object]:
+    """An open loss system: Poisson arrivals at ``arrival_rate`` while n < capacity (an arrival
+    at n = capacity is lost), completions at ``service_rates[n - 1]``.
+
+    Returns the stationary distribution ``p`` of n = 0..capacity and the metrics that follow
+    from it alone (by PASTA the lost fraction is p[capacity]).
+    """
+    weights = [1.0]
+    for n in range(capacity):
+        weights.append(weights[-1] * arrival_rate / service_rates[n])
+    p = np.array(weights) / sum(weights)
+    n = np.arange(capacity + 1)
+    throughput = arrival_rate * float(1.0 - p[-1])
+    mean_in_system = float(p @ n)
+    return {
+        "p": p,
+        "throughput": throughput,
+        "response_time": mean_in_system / throughput,
+        "mean_in_system": mean_in_system,
+        "error_rate": float(p[-1]),
+        "rejection_probability": float(p[-1]),
+    }
+
+
+def erlang_c(servers: int, offered_load: float) -> float:
+    """Probability that an arrival waits in M/M/c (``offered_load`` a = lambda s < c)."""
+    term, total = 1.0, 1.0
+    for k in range(1, servers):
+        term *= offered_load / k
+        total += term
+    top = term * offered_load / servers * servers / (servers - offered_load)
+    return top / (total + top)
+
+
+def mmc(arrival_rate: float, servers: int, service_time: float) -> dict[str, float]:
+    """M/M/c with unlimited waiting room: Erlang-C wait, response time, mean numbers."""
+    a = arrival_rate * service_time
+    wait = erlang_c(servers, a) * service_time / (servers - a)
+    return {
+        "wait": wait,
+        "response_time": wait + service_time,
+        "waiting": arrival_rate * wait,
+        "mean_in_system": arrival_rate * (wait + service_time),
+        "utilization": a / servers,
+    }
+
+
+def multiserver_no_queue(
+    clients: int, processors: int, cpu_time: float, wait_time: float, think_time: float
+) -> dict[str, float]:
+    """The server with no thread limit, no pool and capacity >= clients, closed.
+
+    Product form: the processors are one load-dependent station (rate min(c, p) / cpu_time)
+    whose other stations (think, wait) are infinite servers, so it sees a finite source with
+    think time think_time + wait_time.
+    """
+    rates = multiserver_rates(clients, processors, cpu_time)
+    cpu = finite_source_birth_death(clients, clients, think_time + wait_time, rates)
+    p = _distribution(clients, clients, think_time + wait_time, rates)
+    busy_processors = float(p @ np.minimum(np.arange(clients + 1), processors))
+    admitted = cpu["mean_in_system"] + cpu["throughput"] * wait_time
+    return {
+        "throughput": cpu["throughput"],
+        "response_time": admitted / cpu["throughput"],
+        "utilization": busy_processors / processors,
+        "mean_in_system": admitted,
+        "error_rate": 0.0,
+        "rejection_probability": 0.0,
+        "busy_threads": admitted,
+        "queue_length": 0.0,
+        "queue_wait": 0.0,
+    }

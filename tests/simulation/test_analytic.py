@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 from agreement import coverage_shortfall, far_outside
 from closed_forms import mm1bk_closed_form
@@ -26,6 +28,7 @@ MM1BK_POINTS = [
 ]
 
 
+MM1BK_KEYS = ("clients", "capacity", "service_time", "think_time")
 _POOL_KEYS = ("clients", "capacity", "threads", "cpu_time", "wait_time", "think_time")
 # (clients, capacity, threads, cpu_time, wait_time, think_time[, thread_overhead, pool_overhead])
 THREAD_POOL_POINTS = [
@@ -36,6 +39,10 @@ THREAD_POOL_POINTS = [
     (30, 10, 3, 0.0, 0.3, 4.0),  # no CPU phase: M/M/3/10/30
     (60, 15, 5, 0.05, 0.15, 4.0, 0.1, 0.01),  # overhead: processor sharing at varying speed
 ]
+
+
+def _mm1bk_kwargs(point: tuple) -> dict:
+    return dict(zip(MM1BK_KEYS, point, strict=True))
 
 
 def _pool_kwargs(point: tuple) -> dict:
@@ -49,17 +56,12 @@ def _exact(result, metrics) -> dict[str, float]:
     return {name: float(getattr(result, name)) for name in metrics}
 
 
-def _mm1bk(point):
-    K, B, S, Z = point
-    return mm1bk(clients=K, capacity=B, service_time=S, think_time=Z)
-
-
 @pytest.fixture(scope="module")
 def mm1bk_runs():
     return {
         point: (
-            simulate_mm1bk(*point, seed=100 + i, **RUN),
-            _exact(_mm1bk(point), MM1BK_METRICS),
+            simulate_mm1bk(**_mm1bk_kwargs(point), seed=100 + i, **RUN),
+            _exact(mm1bk(**_mm1bk_kwargs(point)), MM1BK_METRICS),
         )
         for i, point in enumerate(MM1BK_POINTS)
     }
@@ -68,7 +70,7 @@ def mm1bk_runs():
 @pytest.mark.parametrize("point", MM1BK_POINTS, ids=str)
 def test_analytic_mm1bk_agrees_with_the_birth_death_chain(point):
     """Both sides of the comparison are checked: the closed form of the tests is exact too."""
-    exact = _exact(_mm1bk(point), MM1BK_METRICS)
+    exact = _exact(mm1bk(**_mm1bk_kwargs(point)), MM1BK_METRICS)
     assert exact == pytest.approx(mm1bk_closed_form(*point), rel=1e-9, abs=1e-12)
 
 
@@ -98,3 +100,54 @@ def test_thread_pool_near_analytic(thread_pool_runs, point):
 
 def test_thread_pool_analytic_coverage(thread_pool_runs):
     assert not coverage_shortfall(list(thread_pool_runs.values()), minimum_total=40)
+
+
+# --------------------------------------------------------------------------- the server
+# several processors, a pool of connections, open arrivals, no thread limit: compared with
+# queuetune.thread_pool once it takes these keywords (skipped before)
+
+SERVER_POINTS = [
+    dict(clients=60, think_time=2.0, capacity=15, threads=8, processors=2, connections=None,
+         cpu_time=0.05, wait_time=0.15),
+    dict(clients=60, think_time=2.0, capacity=30, threads=8, processors=2, connections=3,
+         cpu_time=0.03, wait_time=0.15),
+    dict(clients=40, think_time=1.0, capacity=20, threads=None, processors=4, connections=5,
+         cpu_time=0.05, wait_time=0.2),
+    dict(arrival_rate=20.0, capacity=25, threads=6, processors=2, connections=4,
+         cpu_time=0.04, wait_time=0.15),
+    dict(arrival_rate=15.0, capacity=12, threads=None, processors=3, connections=None,
+         cpu_time=0.15, wait_time=0.3),
+    dict(clients=10, think_time=0.0, capacity=10, threads=6, processors=2, connections=3,
+         cpu_time=0.05, wait_time=0.1),
+]
+
+
+def _model_takes_server_keywords() -> bool:
+    parameters = inspect.signature(thread_pool).parameters
+    return all(name in parameters for name in ("processors", "connections", "arrival_rate"))
+
+
+server_model = pytest.mark.skipif(
+    not _model_takes_server_keywords(),
+    reason="queuetune.thread_pool does not take processors=, connections=, arrival_rate= yet",
+)
+
+
+@pytest.fixture(scope="module")
+def server_runs():
+    runs = {}
+    for i, point in enumerate(SERVER_POINTS):
+        exact = _exact(thread_pool(**point, method="exact"), THREAD_POOL_METRICS)
+        runs[i] = (simulate_thread_pool(**point, seed=900 + i, **RUN), exact)
+    return runs
+
+
+@server_model
+@pytest.mark.parametrize("index", range(len(SERVER_POINTS)))
+def test_server_near_analytic(server_runs, index):
+    assert not far_outside(*server_runs[index])
+
+
+@server_model
+def test_server_analytic_coverage(server_runs):
+    assert not coverage_shortfall(list(server_runs.values()), minimum_total=40)

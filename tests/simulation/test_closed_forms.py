@@ -10,7 +10,7 @@ from queuetune.simulation import simulate_mm1bk, simulate_thread_pool
 
 RUN = {"horizon": 600.0, "warmup": 60.0, "replications": 10}
 
-# (clients, capacity, service_time, think_time)
+MM1BK_KEYS = ("clients", "capacity", "service_time", "think_time")
 MM1BK_POINTS = [
     (10, 50, 0.14, 4.0),
     (30, 50, 0.14, 4.0),
@@ -47,7 +47,10 @@ def _thread_pool_exact(point: dict) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def mm1bk_runs():
     return {
-        point: (simulate_mm1bk(*point, seed=i, **RUN), mm1bk_closed_form(*point))
+        point: (
+            simulate_mm1bk(**dict(zip(MM1BK_KEYS, point, strict=True)), seed=i, **RUN),
+            mm1bk_closed_form(*point),
+        )
         for i, point in enumerate(MM1BK_POINTS)
     }
 

@@ -14,12 +14,13 @@ from queuetune.simulation import (
 )
 
 SHORT = dict(horizon=200.0, warmup=20.0, replications=4)
+MM1BK = dict(clients=15, capacity=8, service_time=0.2, think_time=2.0)
 POOL = dict(clients=20, capacity=10, threads=3, cpu_time=0.1, wait_time=0.2, think_time=1.0)
 
 
 @pytest.fixture(scope="module")
 def result():
-    return simulate_mm1bk(15, 8, 0.2, 2.0, seed=7, **SHORT)
+    return simulate_mm1bk(**MM1BK, seed=7, **SHORT)
 
 
 def test_interval_is_student_t_over_replications(result):
@@ -86,7 +87,7 @@ def test_same_seed_same_numbers():
 
 
 def test_mm1bk_same_seed_same_numbers(result):
-    assert simulate_mm1bk(15, 8, 0.2, 2.0, seed=7, **SHORT).samples == result.samples
+    assert simulate_mm1bk(**MM1BK, seed=7, **SHORT).samples == result.samples
 
 
 def test_little_law_holds_per_replication():
