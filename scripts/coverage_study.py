@@ -63,20 +63,23 @@ def one_fit(task: tuple[str, str, int]) -> list[dict]:
     rng = np.random.default_rng(seed)
     if design.startswith("mm1bk"):
         truth = MM1BK_TRUTH
-        model = mm1bk(MM1BK_CLIENTS, CAPACITY, truth["service_time"], truth["think_time"])
+        model = mm1bk(clients=MM1BK_CLIENTS, capacity=CAPACITY, service_time=truth["service_time"],
+                      think_time=truth["think_time"])
         data = {"response_time": noisy(model.response_time, rng)}
         x = noisy(model.throughput, rng)
         if design == "mm1bk R+X":
             data["throughput"] = x
-        fit = fit_mm1bk(MM1BK_CLIENTS, CAPACITY, **data, intervals=method)
+        fit = fit_mm1bk(clients=MM1BK_CLIENTS, capacity=CAPACITY, **data, intervals=method)
     else:
         truth = POOL_TRUTH
-        model = thread_pool(POOL_CLIENTS, CAPACITY, POOL_THREADS, truth["cpu_time"],
-                            truth["wait_time"], truth["think_time"], method="exact")
+        model = thread_pool(clients=POOL_CLIENTS, capacity=CAPACITY, threads=POOL_THREADS,
+                            cpu_time=truth["cpu_time"],
+                            wait_time=truth["wait_time"], think_time=truth["think_time"],
+                            method="exact")
         data = {"response_time": noisy(model.response_time, rng),
                 "throughput": noisy(model.throughput, rng)}
         solver = "exact" if "exact" in design else "fes"
-        fit = fit_thread_pool(POOL_CLIENTS, POOL_THREADS, **data, capacity=CAPACITY,
+        fit = fit_thread_pool(clients=POOL_CLIENTS, threads=POOL_THREADS, **data, capacity=CAPACITY,
                               free=tuple(truth), method=solver, verify=False,
                               intervals=method)
     rows = []

@@ -48,8 +48,9 @@ def test_grid_holds_every_combination_once_in_order(small_grid):
 def test_grid_rows_are_the_model(small_grid):
     """Every row equals thread_pool called on its own, for every metric kept."""
     for row in small_grid.itertuples(index=False):
-        res = thread_pool(row.clients, row.capacity, row.threads, row.cpu_time, row.wait_time,
-                          row.think_time, method="fes")
+        res = thread_pool(clients=row.clients, capacity=row.capacity, threads=row.threads,
+                          cpu_time=row.cpu_time, wait_time=row.wait_time,
+                          think_time=row.think_time, method="fes")
         for metric in explorer.METRICS:
             assert getattr(row, metric) == pytest.approx(float(getattr(res, metric)),
                                                          rel=1e-12, abs=1e-300), metric
@@ -58,7 +59,8 @@ def test_grid_rows_are_the_model(small_grid):
 def test_grid_exact_method_matches_the_chain():
     grid = explorer.build_grid(clients=[30, 90], capacity=[50], threads=[3], cpu_time=[0.02],
                                wait_time=[0.1], think_time=[2.0], method="exact")
-    res = thread_pool([30, 90], 50, 3, 0.02, 0.1, 2.0, method="exact")
+    res = thread_pool(clients=[30, 90], capacity=50, threads=3, cpu_time=0.02, wait_time=0.1,
+                      think_time=2.0, method="exact")
     np.testing.assert_allclose(grid["response_time"], res.response_time, rtol=1e-12)
     fes = explorer.build_grid(clients=[30, 90], capacity=[50], threads=[3], cpu_time=[0.02],
                               wait_time=[0.1], think_time=[2.0])
@@ -124,8 +126,9 @@ def test_rule_column_is_the_domino_rule(small_sizing):
 
 
 def _response_times(row, threads):
-    return thread_pool(row.clients, row.capacity, threads, row.cpu_time, row.wait_time,
-                       row.think_time, method="fes").response_time
+    return thread_pool(clients=row.clients, capacity=row.capacity, threads=threads,
+                       cpu_time=row.cpu_time, wait_time=row.wait_time,
+                       think_time=row.think_time, method="fes").response_time
 
 
 def test_model_threads_at_load_is_the_smallest_pool_meeting_the_target(small_sizing):
@@ -171,8 +174,9 @@ def test_the_answer_at_one_load_falls_past_the_cpu_knee_and_the_model_answer_doe
 def test_peak_threads_is_the_percentile_of_busy_threads(small_sizing):
     for row in small_sizing.itertuples(index=False):
         top = min(row.clients, row.capacity)
-        res = thread_pool(row.clients, row.capacity, top, row.cpu_time, row.wait_time,
-                          row.think_time, method="fes")
+        res = thread_pool(clients=row.clients, capacity=row.capacity, threads=top,
+                          cpu_time=row.cpu_time, wait_time=row.wait_time,
+                          think_time=row.think_time, method="fes")
         cdf = np.cumsum(res.probabilities)
         assert cdf[row.peak_threads] >= 0.99 - 1e-12
         if row.peak_threads > 0:

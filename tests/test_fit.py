@@ -36,7 +36,7 @@ MIN_COVERED = 8
 
 @pytest.fixture(scope="module")
 def truth():
-    return mm1bk(CLIENTS, B, S, Z)
+    return mm1bk(clients=CLIENTS, capacity=B, service_time=S, think_time=Z)
 
 
 def noisy(values, seed, sd=0.03):
@@ -56,14 +56,14 @@ def test_mm1bk_recovers_parameters_from_noiseless_data(truth, series):
     data = {"response_time": truth.response_time, "throughput": truth.throughput}
     if series != "both":
         data = {series: data[series]}
-    fit = fit_mm1bk(CLIENTS, B, **data)
+    fit = fit_mm1bk(clients=CLIENTS, capacity=B, **data)
     assert fit.service_time == pytest.approx(S, rel=0.01)
     assert fit.think_time == pytest.approx(Z, rel=0.01)
     assert np.max(np.abs(fit.residuals)) < 1e-6
 
 
 def test_mm1bk_profiles_the_capacity_and_recovers_it(truth):
-    fit = fit_mm1bk(CLIENTS, None, response_time=truth.response_time,
+    fit = fit_mm1bk(clients=CLIENTS, capacity=None, response_time=truth.response_time,
                     throughput=truth.throughput, capacity_range=(30, 100))
     assert fit.capacity == B
     assert fit.service_time == pytest.approx(S, rel=0.01)
@@ -72,21 +72,21 @@ def test_mm1bk_profiles_the_capacity_and_recovers_it(truth):
 
 
 def test_mm1bk_utilization_law_pins_the_service_time(truth):
-    fit = fit_mm1bk(CLIENTS, B, response_time=truth.response_time,
+    fit = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=truth.response_time,
                     utilization=truth.utilization)
     assert fit.service_time == pytest.approx(S, rel=0.01)
     # the model's utilization is X * S
-    pred = fit.predict(CLIENTS)
+    pred = fit.predict(clients=CLIENTS)
     assert np.allclose(pred["utilization"], pred["throughput"] * fit.service_time)
 
 
 def test_usl_and_amdahl_recover_parameters_from_noiseless_data():
     n = np.array([1, 2, 4, 8, 16, 32, 64])
-    fit = fit_usl(n, usl(n, 0.05, 0.002))
+    fit = fit_usl(cpus=n, speedup=usl(cpus=n, sigma=0.05, kappa=0.002))
     assert fit.sigma == pytest.approx(0.05, rel=0.01)
     assert fit.kappa == pytest.approx(0.002, rel=0.01)
     assert fit.peak_cpus == pytest.approx(usl_peak(0.05, 0.002), rel=0.01)
-    amdahl = fit_amdahl(n, usl(n, 0.1))
+    amdahl = fit_amdahl(cpus=n, speedup=usl(cpus=n, sigma=0.1))
     assert amdahl.sigma == pytest.approx(0.1, rel=0.01)
     assert amdahl.kappa == 0 and math.isinf(amdahl.peak_cpus)
 
@@ -97,7 +97,7 @@ def test_usl_and_amdahl_recover_parameters_from_noiseless_data():
 def test_mm1bk_profile_intervals_cover_the_truth(truth):
     covered = np.zeros(2, dtype=int)
     for seed in SEEDS:
-        fit = fit_mm1bk(CLIENTS, B, response_time=noisy(truth.response_time, seed))
+        fit = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=noisy(truth.response_time, seed))
         covered += [inside(fit.interval("service_time"), S),
                     inside(fit.interval("think_time"), Z)]
         low, high = fit.interval("service_time")
@@ -108,7 +108,7 @@ def test_mm1bk_profile_intervals_cover_the_truth(truth):
 def test_mm1bk_bootstrap_intervals_cover_the_truth(truth):
     covered = np.zeros(2, dtype=int)
     for seed in range(5):
-        fit = fit_mm1bk(CLIENTS, B, response_time=noisy(truth.response_time, seed),
+        fit = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=noisy(truth.response_time, seed),
                         intervals="bootstrap", n_boot=60, seed=seed)
         covered += [inside(fit.interval("service_time"), S),
                     inside(fit.interval("think_time"), Z)]
@@ -117,8 +117,10 @@ def test_mm1bk_bootstrap_intervals_cover_the_truth(truth):
 
 def test_bootstrap_is_deterministic_for_a_seed(truth):
     data = noisy(truth.response_time, 3)
-    one = fit_mm1bk(CLIENTS, B, response_time=data, intervals="bootstrap", n_boot=30, seed=7)
-    two = fit_mm1bk(CLIENTS, B, response_time=data, intervals="bootstrap", n_boot=30, seed=7)
+    one = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=data, intervals="bootstrap",
+                    n_boot=30, seed=7)
+    two = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=data, intervals="bootstrap",
+                    n_boot=30, seed=7)
     assert one.intervals == two.intervals
 
 
@@ -126,7 +128,7 @@ def test_usl_profile_intervals_cover_the_truth():
     n = np.array([1, 2, 4, 8, 16, 32, 64])
     covered = np.zeros(3, dtype=int)
     for seed in SEEDS:
-        fit = fit_usl(n, noisy(usl(n, 0.05, 0.002), seed))
+        fit = fit_usl(cpus=n, speedup=noisy(usl(cpus=n, sigma=0.05, kappa=0.002), seed))
         covered += [inside(fit.intervals["sigma"], 0.05),
                     inside(fit.intervals["kappa"], 0.002),
                     inside(fit.intervals["peak_cpus"], usl_peak(0.05, 0.002))]
@@ -139,15 +141,16 @@ def test_usl_profile_intervals_cover_the_truth():
 def test_trade_off_is_reported_when_only_light_load_throughput_is_measured():
     # X = K / (Z + S) at light load: only Z + S is measured
     k = np.array([1, 2, 3, 4, 5])
-    x = noisy(mm1bk(k, 200, 0.1, 100.0).throughput, 0, sd=0.01)
-    fit = fit_mm1bk(k, 200, throughput=x)
+    x = noisy(mm1bk(clients=k, capacity=200, service_time=0.1, think_time=100.0).throughput, 0,
+              sd=0.01)
+    fit = fit_mm1bk(clients=k, capacity=200, throughput=x)
     assert "service_time and think_time" in fit.identifiability
     assert fit.identifiability.startswith("not identifiable")
     assert any("trade off" in w for w in fit.warnings)
 
 
 def test_identified_fit_says_so(truth):
-    fit = fit_mm1bk(CLIENTS, B, response_time=noisy(truth.response_time, 0))
+    fit = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=noisy(truth.response_time, 0))
     assert fit.identifiability == "all parameters identified"
     assert fit.warnings == ()
 
@@ -155,8 +158,8 @@ def test_identified_fit_says_so(truth):
 def test_flat_capacity_profile_is_reported():
     # no request is ever dropped: every capacity >= the clients gives the same model
     k = np.arange(5, 41, 5)
-    r = noisy(mm1bk(k, 200, 0.1, 2.0).response_time, 1)
-    fit = fit_mm1bk(k, None, response_time=r)
+    r = noisy(mm1bk(clients=k, capacity=200, service_time=0.1, think_time=2.0).response_time, 1)
+    fit = fit_mm1bk(clients=k, capacity=None, response_time=r)
     low, high = fit.interval("capacity")
     assert high == k.max() and low < high
     assert "capacity" in fit.identifiability
@@ -165,7 +168,7 @@ def test_flat_capacity_profile_is_reported():
 
 def test_usl_reports_kappa_at_its_bound_for_amdahl_data():
     n = np.array([2, 4, 8, 16])
-    fit = fit_usl(n, usl(n, 0.1))
+    fit = fit_usl(cpus=n, speedup=usl(cpus=n, sigma=0.1))
     assert fit.kappa == 0 and math.isinf(fit.peak_cpus)
     assert "kappa is at its lower bound (0)" in fit.warnings
 
@@ -186,8 +189,9 @@ def test_information_criteria_match_their_formulas():
 
 def test_compare_prefers_the_model_that_made_the_data():
     n = np.array([1, 2, 4, 8, 16, 32, 64])
-    data = noisy(usl(n, 0.03, 0.004), 4, sd=0.02)
-    table = compare({"USL": fit_usl(n, data), "Amdahl": fit_amdahl(n, data)}, loo=True)
+    data = noisy(usl(cpus=n, sigma=0.03, kappa=0.004), 4, sd=0.02)
+    table = compare({"USL": fit_usl(cpus=n, speedup=data),
+                     "Amdahl": fit_amdahl(cpus=n, speedup=data)}, loo=True)
     assert table["model"].iloc[0] == "USL"
     assert table["weight"].sum() == pytest.approx(1.0)
     assert (table.set_index("model").loc["USL", "loo_rmse_speedup"]
@@ -195,21 +199,24 @@ def test_compare_prefers_the_model_that_made_the_data():
 
 
 def test_compare_refuses_fits_to_different_data(truth):
-    one = fit_mm1bk(CLIENTS, B, response_time=noisy(truth.response_time, 0), intervals="none")
-    two = fit_mm1bk(CLIENTS, B, response_time=noisy(truth.response_time, 1), intervals="none")
+    one = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=noisy(truth.response_time, 0),
+                    intervals="none")
+    two = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=noisy(truth.response_time, 1),
+                    intervals="none")
     with pytest.raises(ValueError, match="same observations"):
         compare({"one": one, "two": two})
 
 
 def test_leave_one_out_of_noiseless_data_predicts_the_left_out_points(truth):
-    fit = fit_mm1bk(CLIENTS, B, response_time=truth.response_time, intervals="none")
+    fit = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=truth.response_time,
+                    intervals="none")
     table = leave_one_out(fit)
     assert len(table) == CLIENTS.size
     assert loo_summary(table)["loo_max"].iloc[0] < 1e-5
 
 
 def test_summary_and_goodness_of_fit_tables(truth):
-    fit = fit_mm1bk(CLIENTS, B, response_time=noisy(truth.response_time, 0),
+    fit = fit_mm1bk(clients=CLIENTS, capacity=B, response_time=noisy(truth.response_time, 0),
                     throughput=noisy(truth.throughput, 1))
     summary = fit.summary().set_index("parameter")
     assert summary.loc["service_time", "low"] < summary.loc["service_time", "estimate"]
@@ -236,18 +243,18 @@ def test_summary_and_goodness_of_fit_tables(truth):
 ])
 def test_fit_mm1bk_rejects_bad_inputs(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        fit_mm1bk([10, 20, 30], 50, **kwargs)
+        fit_mm1bk(clients=[10, 20, 30], capacity=50, **kwargs)
 
 
 def test_fit_mm1bk_rejects_all_equal_clients_and_too_few_points():
     with pytest.raises(ValueError, match="clients must not be all equal"):
-        fit_mm1bk([10, 10, 10], 50, response_time=[0.2, 0.3, 0.4])
+        fit_mm1bk(clients=[10, 10, 10], capacity=50, response_time=[0.2, 0.3, 0.4])
     with pytest.raises(ValueError, match="too few observations: 2 fitted parameters"):
-        fit_mm1bk([10, 20], 50, response_time=[0.2, 0.3])
-    with pytest.raises(ValueError, match="clients must be .*integers"):
-        fit_mm1bk([10.5, 20, 30], 50, response_time=[0.2, 0.3, 0.4])
+        fit_mm1bk(clients=[10, 20], capacity=50, response_time=[0.2, 0.3])
+    with pytest.raises(ValueError, match="clients must be"):
+        fit_mm1bk(clients=[0.5, 20, 30], capacity=50, response_time=[0.2, 0.3, 0.4])
     with pytest.raises(ValueError, match="capacity_range"):
-        fit_mm1bk([10, 20, 30, 40], None, response_time=[0.2, 0.3, 0.4, 0.5],
+        fit_mm1bk(clients=[10, 20, 30, 40], capacity=None, response_time=[0.2, 0.3, 0.4, 0.5],
                   capacity_range=(5, 2))
 
 
@@ -260,7 +267,7 @@ def test_fit_mm1bk_rejects_all_equal_clients_and_too_few_points():
 ])
 def test_fit_usl_rejects_bad_inputs(cpus, speedup, match):
     with pytest.raises(ValueError, match=match):
-        fit_usl(cpus, speedup)
+        fit_usl(cpus=cpus, speedup=speedup)
 
 
 def test_docstring_example_runs():

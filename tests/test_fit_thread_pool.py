@@ -23,7 +23,8 @@ FREE = ("cpu_time", "wait_time", "think_time")
 
 
 def model(method="fes", **extra):
-    return thread_pool(K, B, T, TRUE["cpu_time"], TRUE["wait_time"], TRUE["think_time"],
+    return thread_pool(clients=K, capacity=B, threads=T, cpu_time=TRUE["cpu_time"],
+                       wait_time=TRUE["wait_time"], think_time=TRUE["think_time"],
                        method=method, **extra)
 
 
@@ -33,7 +34,8 @@ def noisy(values, seed, sd=0.03):
 
 def test_recovers_parameters_from_noiseless_data_and_checks_against_exact():
     truth = model()
-    fit = fit_thread_pool(K, T, truth.response_time, utilization=truth.utilization,
+    fit = fit_thread_pool(clients=K, threads=T, response_time=truth.response_time,
+                          utilization=truth.utilization,
                           capacity=B, free=FREE, intervals="none")
     for name, value in TRUE.items():
         assert fit.estimates[name] == pytest.approx(value, rel=0.01), name
@@ -48,7 +50,8 @@ def test_recovers_parameters_from_noiseless_data_and_checks_against_exact():
 
 def test_exact_method_recovers_overhead_from_noiseless_data():
     truth = model("exact", thread_overhead=0.05)
-    fit = fit_thread_pool(K, T, truth.response_time, throughput=truth.throughput,
+    fit = fit_thread_pool(clients=K, threads=T, response_time=truth.response_time,
+                          throughput=truth.throughput,
                           capacity=B, free=(*FREE, "thread_overhead"), method="exact",
                           intervals="none")
     for name, value in (TRUE | {"thread_overhead": 0.05}).items():
@@ -60,7 +63,7 @@ def test_profile_intervals_cover_the_truth():
     truth = model()
     covered = np.zeros(len(FREE), dtype=int)
     for seed in range(4):
-        fit = fit_thread_pool(K, T, noisy(truth.response_time, seed),
+        fit = fit_thread_pool(clients=K, threads=T, response_time=noisy(truth.response_time, seed),
                               utilization=noisy(truth.utilization, 100 + seed),
                               capacity=B, free=FREE, verify=False)
         covered += [fit.intervals[n][0] <= TRUE[n] <= fit.intervals[n][1] for n in FREE]
@@ -71,8 +74,10 @@ def test_cpu_and_wait_time_trade_off_without_utilization_at_light_load():
     # one request at a time: R = cpu + wait, so only the sum is measured
     k = np.array([1, 2, 3, 4, 5, 6])
     t = np.full(k.size, 10)
-    truth = thread_pool(k, 50, t, 0.02, 0.05, 5.0)
-    fit = fit_thread_pool(k, t, noisy(truth.response_time, 0, sd=0.01),
+    truth = thread_pool(clients=k, capacity=50, threads=t, cpu_time=0.02, wait_time=0.05,
+                        think_time=5.0)
+    fit = fit_thread_pool(clients=k, threads=t, response_time=noisy(truth.response_time, 0,
+                                                                    sd=0.01),
                           throughput=noisy(truth.throughput, 1, sd=0.01), capacity=50,
                           free=FREE, intervals="none")
     assert "cpu_time and wait_time" in fit.identifiability
@@ -82,8 +87,9 @@ def test_large_fes_error_is_reported():
     # a single thread is where the flow-equivalent server is worst
     k = np.array([5, 10, 20, 40])
     t = np.ones(4, dtype=int)
-    truth = thread_pool(k, 30, t, 0.02, 0.05, 1.0, method="fes")
-    fit = fit_thread_pool(k, t, truth.response_time, capacity=30,
+    truth = thread_pool(clients=k, capacity=30, threads=t, cpu_time=0.02, wait_time=0.05,
+                        think_time=1.0, method="fes")
+    fit = fit_thread_pool(clients=k, threads=t, response_time=truth.response_time, capacity=30,
                           free=("cpu_time", "think_time"), fixed={"wait_time": 0.05},
                           intervals="none")
     assert any("refit with method='exact'" in w for w in fit.warnings)
@@ -91,10 +97,12 @@ def test_large_fes_error_is_reported():
 
 def test_predict_returns_the_model_at_new_settings():
     truth = model()
-    fit = fit_thread_pool(K, T, truth.response_time, utilization=truth.utilization,
+    fit = fit_thread_pool(clients=K, threads=T, response_time=truth.response_time,
+                          utilization=truth.utilization,
                           capacity=B, free=FREE, intervals="none")
-    pred = fit.predict([15, 30], [3, 6])
-    direct = thread_pool([15, 30], B, [3, 6], fit.cpu_time, fit.wait_time, fit.think_time,
+    pred = fit.predict(clients=[15, 30], threads=[3, 6])
+    direct = thread_pool(clients=[15, 30], capacity=B, threads=[3, 6], cpu_time=fit.cpu_time,
+                         wait_time=fit.wait_time, think_time=fit.think_time,
                          method="fes")
     assert np.allclose(pred["response_time"], direct.response_time)
 
@@ -116,9 +124,10 @@ def test_rejects_bad_inputs(kwargs, match):
             "capacity": 30, "free": FREE}
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        fit_thread_pool(args.pop("clients"), args.pop("threads"), **args)
+        fit_thread_pool(clients=args.pop("clients"), threads=args.pop("threads"), **args)
 
 
 def test_too_few_observations_for_the_free_parameters():
     with pytest.raises(ValueError, match="too few observations: 5 fitted parameters"):
-        fit_thread_pool([5, 10, 20], [2, 2, 2], [0.1, 0.2, 0.3], capacity=30)
+        fit_thread_pool(clients=[5, 10, 20], threads=[2, 2, 2], response_time=[0.1, 0.2, 0.3],
+                        capacity=30)

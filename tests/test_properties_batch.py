@@ -54,11 +54,11 @@ def test_mm1bk_batch_equals_single(monkeypatch, configs, repeat, cut):
         if np.sum(np.minimum(K, B) + 1) < 20_000:  # cut into pieces as small as a state
             _cut(patch, cut)
             event(f"cut {cut}")
-        batch = mm1bk(K, B, S, Z)
+        batch = mm1bk(clients=K, capacity=B, service_time=S, think_time=Z)
     event("batch of 512 or more (state by state across them)" if K.size >= 512
           else "batch below 512 (chunks of states)")
     for i in sorted({0, len(configs) - 1, *range(min(40, len(configs)))}):
-        single = mm1bk(K[i], B[i], S[i], Z[i])
+        single = mm1bk(clients=K[i], capacity=B[i], service_time=S[i], think_time=Z[i])
         _same(batch, single, FINITE_SOURCE_METRICS, i)
 
 
@@ -83,14 +83,16 @@ def test_thread_pool_batch_equals_single(configs, method):
     singles = {}
     for i in range(len(configs)):
         try:  # a configuration outside the domain (its CPU time with overhead) is left out
-            singles[i] = thread_pool(K[i], B[i], T[i], cpu[i], wait[i], Z[i],
+            singles[i] = thread_pool(clients=K[i], capacity=B[i], threads=T[i], cpu_time=cpu[i],
+                                     wait_time=wait[i], think_time=Z[i],
                                      thread_overhead=theta[i], pool_overhead=phi[i],
                                      method=method)
         except ValueError as exc:
             assert "thread_overhead" in str(exc)
     keep = np.array(sorted(singles))
     assume(keep.size > 0)
-    batch = thread_pool(K[keep], B[keep], T[keep], cpu[keep], wait[keep], Z[keep],
+    batch = thread_pool(clients=K[keep], capacity=B[keep], threads=T[keep], cpu_time=cpu[keep],
+                        wait_time=wait[keep], think_time=Z[keep],
                         thread_overhead=theta[keep], pool_overhead=phi[keep], method=method)
     for row, i in enumerate(keep):
         _same(batch, singles[i], THREAD_POOL_METRICS, row)
@@ -131,8 +133,9 @@ def test_explorer_grid_batch_equals_single(clients, capacity, threads, cpu, thin
     wait = [0.05]
     grid = explorer.build_grid(clients, capacity, threads, cpu, wait, think, method=method)
     for row in grid.head(12).itertuples():
-        single = thread_pool(row.clients, row.capacity, row.threads, row.cpu_time,
-                             row.wait_time, row.think_time, method=method)
+        single = thread_pool(clients=row.clients, capacity=row.capacity, threads=row.threads,
+                             cpu_time=row.cpu_time,
+                             wait_time=row.wait_time, think_time=row.think_time, method=method)
         for metric in explorer.METRICS:
             assert getattr(row, metric) == getattr(single, metric) + 0.0, metric
 

@@ -128,7 +128,8 @@ def _check_work(K, B, T, cpu, wait, method: str, solves: int = 1) -> None:
     """Refuse a call whose estimated time, ``solves`` solves of every configuration, exceeds
     :data:`MAX_SECONDS`."""
     two_phases = (cpu > 0) & (wait > 0)
-    seconds = solves * estimated_seconds(K, B, T, two_phases, np.zeros(K.shape), method)
+    seconds = solves * estimated_seconds(clients=K, capacity=B, threads=T, two_phases=two_phases,
+                                         thread_overhead=np.zeros(K.shape), method=method)
     if seconds > MAX_SECONDS:
         raise ValueError(
             f"clients, capacity and threads must keep one call within MAX_SECONDS = "
@@ -143,7 +144,8 @@ def _solve(K, B, T, cpu, wait, Z, method: str):
     parts = []
     for start in range(0, K.size, _CHUNK):
         part = slice(start, start + _CHUNK)
-        parts.append(thread_pool(K[part], B[part], T[part], cpu[part], wait[part], Z[part],
+        parts.append(thread_pool(clients=K[part], capacity=B[part], threads=T[part],
+                                 cpu_time=cpu[part], wait_time=wait[part], think_time=Z[part],
                                  method=method))
     return parts
 

@@ -460,7 +460,8 @@ def simulate_mm1bk(
     think_time = _time(think_time, "think_time")
     horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
     _check_work("mm1bk", clients, replications, horizon, lambda: float(
-        mm1bk(clients, capacity, service_time, think_time).attempt_rate))
+        mm1bk(clients=clients, capacity=capacity, service_time=service_time,
+              think_time=think_time).attempt_rate))
     model = {
         "clients": clients,
         "capacity": capacity,
@@ -616,7 +617,8 @@ def simulate_thread_pool(
     horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
     # the analytic model gives the request rate (and checks the overhead's range)
     _check_work("thread_pool", clients, replications, horizon, lambda: float(thread_pool(
-        clients, capacity, threads, cpu_time, wait_time, think_time,
+        clients=clients, capacity=capacity, threads=threads, cpu_time=cpu_time,
+        wait_time=wait_time, think_time=think_time,
         thread_overhead=thread_overhead, pool_overhead=pool_overhead, method="fes"
     ).attempt_rate))
     if processor_sharing is None:

@@ -20,7 +20,7 @@ def amdahl():
     # an Amdahl speedup with sigma = 0.2, measured at 1, 2, 4 and 8 CPUs with a little noise
     cpus = np.array([1, 2, 4, 8])
     speedup = cpus / (1 + 0.2 * (cpus - 1)) * np.array([1.0, 1.01, 0.99, 1.005])
-    return qfit.fit_amdahl(cpus, speedup)
+    return qfit.fit_amdahl(cpus=cpus, speedup=speedup)
 
 
 def fake_fit(**params):

@@ -29,8 +29,10 @@ def test_fes_gap_is_zero_where_the_flow_equivalent_server_is_exact():
     # one thread with two phases: not exponential, so the gap is real
     one = tpm.fes_gap(clients, Z, capacity=20, threads=1, cpu_time=CPU, wait_time=WAIT)
     assert one["response_time"] > 1e-3
-    exact = thread_pool(clients, 20, 1, CPU, WAIT, Z, method="exact")
-    fes = thread_pool(clients, 20, 1, CPU, WAIT, Z, method="fes")
+    exact = thread_pool(clients=clients, capacity=20, threads=1, cpu_time=CPU, wait_time=WAIT,
+                        think_time=Z, method="exact")
+    fes = thread_pool(clients=clients, capacity=20, threads=1, cpu_time=CPU, wait_time=WAIT,
+                      think_time=Z, method="fes")
     assert one["throughput"] == pytest.approx(
         np.max(np.abs(fes.throughput / exact.throughput - 1)))
 
@@ -84,13 +86,15 @@ def test_sweep_solves_the_exact_chain_at_every_setting():
     frame = tpm.sweep(clients, [20, 50], [1, 5], cpu_time=CPU, wait_time=WAIT, think_time=Z)
     assert len(frame) == 2 * 2 * len(clients)
     assert not frame.duplicated(["clients", "capacity", "threads"]).any()
-    res = thread_pool(clients, 50, 5, CPU, WAIT, Z, method="exact")
+    res = thread_pool(clients=clients, capacity=50, threads=5, cpu_time=CPU, wait_time=WAIT,
+                      think_time=Z, method="exact")
     assert tpm.at(frame, 80, 50, 5, "response_time") == pytest.approx(res.response_time[-1])
     assert tpm.at(frame, 40, 20, 1, "refused") == pytest.approx(
-        thread_pool(40, 20, 1, CPU, WAIT, Z, method="exact").rejection_probability)
+        thread_pool(clients=40, capacity=20, threads=1, cpu_time=CPU, wait_time=WAIT, think_time=Z,
+                    method="exact").rejection_probability)
     # with no waiting phase the pool does not matter: M/M/1/B/K at the CPU
     alone = tpm.sweep(clients, [20], [1, 5], cpu_time=0.14, wait_time=0.0, think_time=Z)
-    reference = mm1bk(clients, 20, 0.14, Z)
+    reference = mm1bk(clients=clients, capacity=20, service_time=0.14, think_time=Z)
     for threads in (1, 5):
         got = alone[alone["threads"] == threads]["throughput"].to_numpy()
         np.testing.assert_allclose(got, reference.throughput, rtol=1e-9)

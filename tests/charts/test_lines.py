@@ -17,7 +17,8 @@ def curves():
     frames = []
     for capacity in (20, 10):  # deliberately not in ascending order
         for threads in (4, 1):
-            res = thread_pool(clients, capacity, threads, 0.05, 0.1, 4.0, method="fes")
+            res = thread_pool(clients=clients, capacity=capacity, threads=threads, cpu_time=0.05,
+                              wait_time=0.1, think_time=4.0, method="fes")
             frames.append(pd.DataFrame({
                 "clients": clients, "pool": f"T = {threads}", "queue": f"B = {capacity}",
                 "throughput": res.throughput, "refused": res.rejection_probability,

@@ -33,7 +33,7 @@ def test_one_queue_and_think_time_is_mm1bk_without_losses():
     """M/M/1//K = closed network of one queue and one delay station (capacity >= clients)."""
     res = mva(120, [Station.queue(0.14)], think_time=4.0)
     assert res.algorithm == "mva"
-    ref = mm1bk(res.population, 120, 0.14, 4.0)
+    ref = mm1bk(clients=res.population, capacity=120, service_time=0.14, think_time=4.0)
     np.testing.assert_allclose(res.throughput, ref.throughput, rtol=1e-12)
     np.testing.assert_allclose(res.response_time, ref.response_time, rtol=1e-12)
     np.testing.assert_allclose(res.queue_length[:, 0], ref.mean_in_system, rtol=1e-12)
@@ -147,11 +147,13 @@ def test_flow_equivalent_station_reproduces_thread_pool_fes_without_wait():
         return 1.0 / ((1 + theta * (busy - 1)) * (1 + phi * T))
 
     res = mva(K, [Station.load_dependent(cpu, alpha)], think_time=z)
-    pool = thread_pool(K, K, T, cpu, 0.0, z, thread_overhead=theta, pool_overhead=phi,
+    pool = thread_pool(clients=K, capacity=K, threads=T, cpu_time=cpu, wait_time=0.0, think_time=z,
+                       thread_overhead=theta, pool_overhead=phi,
                        method="fes")
     assert pool.throughput == pytest.approx(res.throughput[-1], rel=1e-12)
     assert pool.response_time == pytest.approx(res.response_time[-1], rel=1e-12)
-    exact = thread_pool(K, K, T, cpu, 0.0, z, thread_overhead=theta, pool_overhead=phi,
+    exact = thread_pool(clients=K, capacity=K, threads=T, cpu_time=cpu, wait_time=0.0,
+                        think_time=z, thread_overhead=theta, pool_overhead=phi,
                         method="exact")
     assert exact.throughput == pytest.approx(res.throughput[-1], rel=1e-10)
 
@@ -163,7 +165,8 @@ def test_flow_equivalent_station_reproduces_thread_pool_fes_with_wait():
     inner = mva(T, [Station.queue(cpu), Station.delay(wait)])
     rates = inner.throughput * cpu  # alpha(m) = X_inner(m) D, held for m > T
     res = mva(K, [Station.load_dependent(cpu, rates)], think_time=z)
-    pool = thread_pool(K, 200, T, cpu, wait, z, method="fes")
+    pool = thread_pool(clients=K, capacity=200, threads=T, cpu_time=cpu, wait_time=wait,
+                       think_time=z, method="fes")
     assert pool.throughput == pytest.approx(res.throughput[-1], rel=1e-12)
     assert pool.mean_in_system == pytest.approx(res.queue_length[-1, 0], rel=1e-12)
 
@@ -172,6 +175,7 @@ def test_thread_pool_without_cpu_is_a_multiserver_station():
     K, T, wait, z = 30, 4, 0.5, 2.0
     res = mva(K, [Station.multiserver(wait, T)], think_time=z)
     for method in ("exact", "fes"):
-        pool = thread_pool(K, K, T, 0.0, wait, z, method=method)
+        pool = thread_pool(clients=K, capacity=K, threads=T, cpu_time=0.0, wait_time=wait,
+                           think_time=z, method=method)
         assert pool.throughput == pytest.approx(res.throughput[-1], rel=1e-11)
         assert pool.response_time == pytest.approx(res.response_time[-1], rel=1e-11)

@@ -22,7 +22,7 @@ NUMERIC = ("p0", "utilization", "throughput", "mean_in_system", "response_time",
 def test_numeric_mm1bk_equals_the_exact_solution(K, B):
     """Rational solution of the balance equations vs the floating-point code, K <= 6."""
     exact = sym.mm1bk_exact(K, B, SERVICE, THINK)
-    res = mm1bk(K, B, 0.14, 4.0)
+    res = mm1bk(clients=K, capacity=B, service_time=0.14, think_time=4.0)
     for name in NUMERIC:
         want = float(exact[name])
         assert float(getattr(res, name)) == pytest.approx(want, rel=1e-13, abs=1e-300), name
@@ -108,5 +108,6 @@ def test_fes_with_one_thread_and_no_wait_equals_the_exact_birth_death_solution()
     births = [sp.Integer(K - n) / THINK for n in range(B)]
     deaths = [1 / SERVICE] * B
     exact = [float(v) for v in sym.solve_birth_death(births, deaths)]
-    pool = thread_pool(K, B, 1, 0.14, 0.0, 4.0, method="fes")
+    pool = thread_pool(clients=K, capacity=B, threads=1, cpu_time=0.14, wait_time=0.0,
+                       think_time=4.0, method="fes")
     np.testing.assert_allclose(pool.probabilities, exact, rtol=1e-13)

@@ -32,8 +32,9 @@ def _close(actual, expected, rel, tiny=1e-300):
 @pytest.mark.parametrize("clients,capacity", [(100, 50), (40, 200), (60, 60), (25, 5)])
 def test_no_wait_no_overhead_is_mm1bk(method, threads, clients, capacity):
     """With wait_time = 0 a thread holder only uses the one CPU: M/M/1/B/K for any T."""
-    pool = thread_pool(clients, capacity, threads, 0.14, 0.0, 4.0, method=method)
-    ref = mm1bk(clients, capacity, 0.14, 4.0)
+    pool = thread_pool(clients=clients, capacity=capacity, threads=threads, cpu_time=0.14,
+                       wait_time=0.0, think_time=4.0, method=method)
+    ref = mm1bk(clients=clients, capacity=capacity, service_time=0.14, think_time=4.0)
     for name in FINITE_SOURCE_METRICS:
         assert _close(getattr(pool, name), getattr(ref, name), 1e-10), name
     np.testing.assert_allclose(pool.probabilities, ref.probabilities, rtol=1e-10, atol=1e-300)
@@ -44,7 +45,8 @@ def test_no_wait_no_overhead_is_mm1bk(method, threads, clients, capacity):
 @pytest.mark.parametrize("clients,capacity", [(50, 30), (30, 100), (80, 80)])
 def test_no_cpu_is_the_multiserver_model(method, threads, clients, capacity):
     """With cpu_time = 0 the pool is T servers of mean wait_time: M/M/T/B/K (closed form)."""
-    pool = thread_pool(clients, capacity, threads, 0.0, 0.5, 2.0, method=method)
+    pool = thread_pool(clients=clients, capacity=capacity, threads=threads, cpu_time=0.0,
+                       wait_time=0.5, think_time=2.0, method=method)
     ref = mmm_bk(clients, capacity, threads, 0.5, 2.0)
     for name in FINITE_SOURCE_METRICS:
         if name == "utilization":
@@ -57,7 +59,8 @@ def test_no_cpu_is_the_multiserver_model(method, threads, clients, capacity):
 def test_negligible_cpu_time_approaches_the_multiserver_model(method):
     clients, capacity, threads = 40, 30, 6
     ref = mmm_bk(clients, capacity, threads, 0.5, 2.0)
-    pool = thread_pool(clients, capacity, threads, 1e-9, 0.5, 2.0, method=method)
+    pool = thread_pool(clients=clients, capacity=capacity, threads=threads, cpu_time=1e-9,
+                       wait_time=0.5, think_time=2.0, method=method)
     for name in ("throughput", "mean_in_system", "error_rate", "rejection_probability"):
         assert _close(getattr(pool, name), ref[name], 1e-6), name
     assert pool.utilization < 1e-7
@@ -83,7 +86,8 @@ def test_exact_chain_equals_a_state_by_state_construction(case):
     description and solved densely."""
     ref = thread_pool_chain(*case)
     K, B, T, cpu, wait, z, theta, phi = case
-    pool = thread_pool(K, B, T, cpu, wait, z, thread_overhead=theta, pool_overhead=phi)
+    pool = thread_pool(clients=K, capacity=B, threads=T, cpu_time=cpu, wait_time=wait,
+                       think_time=z, thread_overhead=theta, pool_overhead=phi)
     assert pool.method == "exact"
     for name in THREAD_POOL_METRICS:
         if name in ("attempt_rate", "drop_rate"):
@@ -101,22 +105,26 @@ def test_overhead_without_wait_is_a_birth_death_chain(theta, phi):
     deaths = [1 / (cpu * (1 + theta * (min(n, T) - 1)) * (1 + phi * T)) for n in range(1, top + 1)]
     ref = finite_source_metrics(birth_death(births, deaths), K, B, z, [0] + deaths)
     for method in METHODS:
-        pool = thread_pool(K, B, T, cpu, 0.0, z, thread_overhead=theta, pool_overhead=phi,
+        pool = thread_pool(clients=K, capacity=B, threads=T, cpu_time=cpu, wait_time=0.0,
+                           think_time=z, thread_overhead=theta, pool_overhead=phi,
                            method=method)
         for name in FINITE_SOURCE_METRICS:
             assert _close(getattr(pool, name), ref[name], 1e-10), (method, name)
 
 
 def test_overhead_slows_the_server():
-    base = thread_pool(60, 50, 10, 0.05, 0.2, 2.0)
-    slower = thread_pool(60, 50, 10, 0.05, 0.2, 2.0, thread_overhead=0.05, pool_overhead=0.01)
+    base = thread_pool(clients=60, capacity=50, threads=10, cpu_time=0.05, wait_time=0.2,
+                       think_time=2.0)
+    slower = thread_pool(clients=60, capacity=50, threads=10, cpu_time=0.05, wait_time=0.2,
+                         think_time=2.0, thread_overhead=0.05, pool_overhead=0.01)
     assert slower.throughput < base.throughput
     assert slower.response_time > base.response_time
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_flow_balance_and_little(method):
-    res = thread_pool(70, 40, 5, 0.03, 0.2, 2.0, method=method)
+    res = thread_pool(clients=70, capacity=40, threads=5, cpu_time=0.03, wait_time=0.2,
+                      think_time=2.0, method=method)
     n = np.arange(res.probabilities.size)
     admitted = np.sum(res.probabilities[:40] * (70 - n[:40]) / 2.0)
     assert res.throughput == pytest.approx(admitted, rel=1e-10)
@@ -131,27 +139,34 @@ def test_flow_balance_and_little(method):
 def test_fes_is_an_approximation_with_few_threads():
     """A thread is held for a CPU phase plus a waiting phase (not exponential): with one
     thread the decomposition misses the response time by several percent."""
-    exact = thread_pool(100, 50, 1, 0.03, 0.01, 4.0, method="exact")
-    fes = thread_pool(100, 50, 1, 0.03, 0.01, 4.0, method="fes")
+    exact = thread_pool(clients=100, capacity=50, threads=1, cpu_time=0.03, wait_time=0.01,
+                        think_time=4.0, method="exact")
+    fes = thread_pool(clients=100, capacity=50, threads=1, cpu_time=0.03, wait_time=0.01,
+                      think_time=4.0, method="fes")
     error = abs(fes.response_time / exact.response_time - 1)
     assert 0.02 < error < 0.2
     # with threads to spare the pool never queues and both methods agree
-    exact = thread_pool(100, 50, 100, 0.03, 0.01, 4.0, method="exact")
-    fes = thread_pool(100, 50, 100, 0.03, 0.01, 4.0, method="fes")
+    exact = thread_pool(clients=100, capacity=50, threads=100, cpu_time=0.03, wait_time=0.01,
+                        think_time=4.0, method="exact")
+    fes = thread_pool(clients=100, capacity=50, threads=100, cpu_time=0.03, wait_time=0.01,
+                      think_time=4.0, method="fes")
     assert fes.response_time == pytest.approx(exact.response_time, rel=1e-10)
 
 
 def test_scalars_and_broadcasting():
-    one = thread_pool(50, 200, 10, 0.02, 0.1, 4.0)
+    one = thread_pool(clients=50, capacity=200, threads=10, cpu_time=0.02, wait_time=0.1,
+                      think_time=4.0)
     assert isinstance(one, ThreadPoolResult)
     for name in THREAD_POOL_METRICS:
         assert isinstance(getattr(one, name), np.float64), name
     assert one.clients == 50 and one.threads == 10 and one.method == "exact"
-    many = thread_pool([[10], [50]], [5, 200], [1, 10], 0.02, 0.1, 4.0, method="fes")
+    many = thread_pool(clients=[[10], [50]], capacity=[5, 200], threads=[1, 10], cpu_time=0.02,
+                       wait_time=0.1, think_time=4.0, method="fes")
     assert many.throughput.shape == (2, 2)
     assert many.probabilities.shape == (2, 2, 51)
     assert many.method == "fes"
-    single = thread_pool(10, 5, 1, 0.02, 0.1, 4.0, method="fes")
+    single = thread_pool(clients=10, capacity=5, threads=1, cpu_time=0.02, wait_time=0.1,
+                         think_time=4.0, method="fes")
     assert many.throughput[0, 0] == single.throughput
     np.testing.assert_array_equal(many.probabilities[0, 0, :6], single.probabilities)
     assert np.all(many.probabilities[0, 0, 6:] == 0)
@@ -159,16 +174,19 @@ def test_scalars_and_broadcasting():
 
 def test_state_count_matches_the_chain():
     for args in [(10, 8, 3), (100, 200, 30), (5, 5, 10), (1, 1, 1)]:
-        chain = build_chain(*args, 0.1, 0.2, 1.0)
-        assert chain.level.size == state_count(*args, True)
-        chain = build_chain(*args, 0.1, 0.0, 1.0)
-        assert chain.level.size == state_count(*args, False)
-    assert state_count(10**5, 10**5, 1000, True) > 10**7  # counted without allocating
+        counts = dict(zip(("clients", "capacity", "threads"), args, strict=True))
+        chain = build_chain(**counts, cpu_time=0.1, wait_time=0.2, think_time=1.0)
+        assert chain.level.size == state_count(**counts, two_phases=True)
+        chain = build_chain(**counts, cpu_time=0.1, wait_time=0.0, think_time=1.0)
+        assert chain.level.size == state_count(**counts, two_phases=False)
+    assert state_count(clients=10**5, capacity=10**5, threads=1000,
+                       two_phases=True) > 10**7  # counted without allocating
 
 
 def test_stationary_solver_recovers_from_a_poor_pinned_state():
     """Pinning a state of probability ~1e-200 would overflow the others; the solver re-pins."""
-    chain = build_chain(400, 400, 1, 1.0, 1e-3, 1e-3)  # heavy load: level 0 is very unlikely
+    chain = build_chain(clients=400, capacity=400, threads=1, cpu_time=1.0, wait_time=1e-3,
+                        think_time=1e-3)  # heavy load: level 0 is very unlikely
     pi_bad = stationary_distribution(chain.generator, pinned=0)
     good = int(np.argmax(pi_bad))
     pi_good = stationary_distribution(chain.generator, pinned=good)
@@ -177,7 +195,8 @@ def test_stationary_solver_recovers_from_a_poor_pinned_state():
 
 
 def test_a_large_fes_is_fast_and_sensible():
-    res = thread_pool(10**6, 10**6, 200, 0.001, 0.05, 4.0, method="fes")
+    res = thread_pool(clients=10**6, capacity=10**6, threads=200, cpu_time=0.001, wait_time=0.05,
+                      think_time=4.0, method="fes")
     # the CPU saturates: X = 1 / cpu_time, nearly every client waits in the server
     assert res.throughput == pytest.approx(1000.0, rel=1e-9)
     assert res.utilization == pytest.approx(1.0, rel=1e-9)
@@ -190,7 +209,8 @@ def test_no_negative_zero_when_capacity_exceeds_clients():
 
     from queuetune import thread_pool
 
-    result = thread_pool(10, 20, 3, 0.07, 0.07, 4.0)
+    result = thread_pool(clients=10, capacity=20, threads=3, cpu_time=0.07, wait_time=0.07,
+                         think_time=4.0)
     for name in ("rejection_probability", "drop_rate", "error_rate"):
         value = float(getattr(result, name))
         assert value == 0.0 and math.copysign(1.0, value) == 1.0, name

@@ -58,16 +58,20 @@ def test_capacity_message_states_the_range():
 
 
 def test_array_messages_name_the_first_bad_value():
-    message = _check(lambda: mm1bk([10, 20, -3, 0], 50, 0.14, 4.0), "clients")
+    message = _check(lambda: mm1bk(clients=[10, 20, -3, 0], capacity=50, service_time=0.14,
+                                   think_time=4.0), "clients")
     assert message.endswith("got -3")
 
 
 def test_integer_valued_floats_are_accepted():
-    assert mm1bk(10.0, 50.0, 0.14, 4.0).throughput == mm1bk(10, 50, 0.14, 4.0).throughput
+    assert mm1bk(clients=10.0, capacity=50.0, service_time=0.14,
+                 think_time=4.0).throughput == mm1bk(clients=10, capacity=50, service_time=0.14,
+                                                     think_time=4.0).throughput
 
 
 def test_mm1bk_shapes_must_broadcast():
-    _check(lambda: mm1bk([1, 2], [1, 2, 3], 0.14, 4.0), "broadcast")
+    _check(lambda: mm1bk(clients=[1, 2], capacity=[1, 2, 3], service_time=0.14, think_time=4.0),
+           "broadcast")
 
 
 @pytest.mark.parametrize("name", ["service_time", "think_time"])
@@ -78,12 +82,15 @@ def test_mm1bk_times_out_of_range(name, bad):
 
 
 def test_huge_integers_are_refused():
-    _check(lambda: mm1bk(10**20, 5, 0.14, 4.0), "clients")
+    _check(lambda: mm1bk(clients=10**20, capacity=5, service_time=0.14, think_time=4.0), "clients")
 
 
 @pytest.mark.parametrize("name", ["clients", "capacity", "threads"])
 @pytest.mark.parametrize("bad", NOT_INTEGERS, ids=repr)
 def test_thread_pool_integer_arguments(name, bad):
+    if name == "threads" and bad is None:  # no thread limit (virtual threads)
+        assert thread_pool(**{**POOL, name: bad}).threads is None
+        return
     _check(lambda: thread_pool(**{**POOL, name: bad}), name)
 
 
@@ -95,6 +102,11 @@ def test_thread_pool_nonnegative_arguments(name, bad):
 
 @pytest.mark.parametrize("bad", NOT_POSITIVE, ids=repr)
 def test_thread_pool_think_time(bad):
+    if bad == 0 and not isinstance(bad, bool):
+        # a batch population: accepted with capacity >= clients, refused below it
+        assert thread_pool(**{**POOL, "think_time": bad}).p0 == 0
+        _check(lambda: thread_pool(**{**POOL, "think_time": bad, "capacity": 9}), "think_time")
+        return
     _check(lambda: thread_pool(**{**POOL, "think_time": bad}), "think_time")
 
 
@@ -241,14 +253,20 @@ def test_markov_helper_arguments():
 def test_chain_helper_arguments():
     from queuetune.models.thread_pool_chain import build_chain, cpu_time_per_request, state_count
 
-    _check(lambda: state_count(0, 5, 2, True), "clients")
-    _check(lambda: state_count(5, 5, 0.5, True), "threads")
-    _check(lambda: build_chain(5, 0, 2, 0.1, 0.1, 1.0), "capacity")
-    _check(lambda: build_chain(5, 5, 2, -0.1, 0.1, 1.0), "cpu_time")
-    _check(lambda: build_chain(5, 5, 2, 0.0, 0.0, 1.0), "wait_time")
-    _check(lambda: build_chain(5, 5, 2, 0.1, 0.1, 0.0), "think_time")
-    _check(lambda: build_chain(5, 5, 2, 0.1, 0.1, 1.0, thread_overhead=-1), "thread_overhead")
-    _check(lambda: build_chain(10**5, 10**5, 10**3, 0.1, 0.1, 1.0), "EXACT_MAX_STATES")
+    _check(lambda: state_count(clients=0, capacity=5, threads=2, two_phases=True), "clients")
+    _check(lambda: state_count(clients=5, capacity=5, threads=0.5, two_phases=True), "threads")
+    _check(lambda: build_chain(clients=5, capacity=0, threads=2, cpu_time=0.1, wait_time=0.1,
+                               think_time=1.0), "capacity")
+    _check(lambda: build_chain(clients=5, capacity=5, threads=2, cpu_time=-0.1, wait_time=0.1,
+                               think_time=1.0), "cpu_time")
+    _check(lambda: build_chain(clients=5, capacity=5, threads=2, cpu_time=0.0, wait_time=0.0,
+                               think_time=1.0), "wait_time")
+    _check(lambda: build_chain(clients=6, capacity=5, threads=2, cpu_time=0.1, wait_time=0.1,
+                               think_time=0.0), "think_time")
+    _check(lambda: build_chain(clients=5, capacity=5, threads=2, cpu_time=0.1, wait_time=0.1,
+                               think_time=1.0, thread_overhead=-1), "thread_overhead")
+    _check(lambda: build_chain(clients=10**5, capacity=10**5, threads=10**3, cpu_time=0.1,
+                               wait_time=0.1, think_time=1.0), "EXACT_MAX_STATES")
     _check(lambda: cpu_time_per_request(0.1, [1.5], 2, 0.0, 0.0), "busy")
 
 

@@ -49,12 +49,17 @@ def _exact(result, metrics) -> dict[str, float]:
     return {name: float(getattr(result, name)) for name in metrics}
 
 
+def _mm1bk(point):
+    K, B, S, Z = point
+    return mm1bk(clients=K, capacity=B, service_time=S, think_time=Z)
+
+
 @pytest.fixture(scope="module")
 def mm1bk_runs():
     return {
         point: (
             simulate_mm1bk(*point, seed=100 + i, **RUN),
-            _exact(mm1bk(*point), MM1BK_METRICS),
+            _exact(_mm1bk(point), MM1BK_METRICS),
         )
         for i, point in enumerate(MM1BK_POINTS)
     }
@@ -63,7 +68,7 @@ def mm1bk_runs():
 @pytest.mark.parametrize("point", MM1BK_POINTS, ids=str)
 def test_analytic_mm1bk_agrees_with_the_birth_death_chain(point):
     """Both sides of the comparison are checked: the closed form of the tests is exact too."""
-    exact = _exact(mm1bk(*point), MM1BK_METRICS)
+    exact = _exact(_mm1bk(point), MM1BK_METRICS)
     assert exact == pytest.approx(mm1bk_closed_form(*point), rel=1e-9, abs=1e-12)
 
 

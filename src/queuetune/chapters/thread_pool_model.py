@@ -45,8 +45,8 @@ def fes_gap(clients: Sequence[int], think_time: float, **settings: Any) -> dict[
     """The largest relative difference, over ``clients``, of the flow-equivalent server from
     the exact chain in throughput, response time and mean number in the server, for the
     thread-pool model with ``settings`` (capacity, threads, cpu_time, wait_time, ...)."""
-    exact = thread_pool(clients, think_time=think_time, method="exact", **settings)
-    fes = thread_pool(clients, think_time=think_time, method="fes", **settings)
+    exact = thread_pool(clients=clients, think_time=think_time, method="exact", **settings)
+    fes = thread_pool(clients=clients, think_time=think_time, method="fes", **settings)
     return {name: float(np.max(np.abs(getattr(fes, name) / getattr(exact, name) - 1)))
             for name in GAP_QUANTITIES}
 
@@ -121,7 +121,8 @@ def sweep(clients: Sequence[int], queues: Sequence[int], threads: Sequence[int],
     frames = []
     for capacity in queues:
         for pool in threads:
-            res = thread_pool(clients, capacity, pool, cpu_time, wait_time, think_time,
+            res = thread_pool(clients=clients, capacity=capacity, threads=pool, cpu_time=cpu_time,
+                              wait_time=wait_time, think_time=think_time,
                               thread_overhead=thread_overhead, pool_overhead=pool_overhead,
                               method="exact")
             frames.append(pd.DataFrame({
@@ -144,7 +145,9 @@ def _check_sweep_work(clients, queues, threads, cpu_time, wait_time) -> None:
     seconds = configurations * _EXACT_PER_CONFIG  # a lower bound, known without the mesh
     if seconds <= EXACT_MAX_SECONDS:
         K, B, T = (a.ravel() for a in np.meshgrid(K, B, T, indexing="ij"))
-        seconds = estimated_seconds(K, B, T, np.full(K.shape, two_phases), 0.0, "exact")
+        seconds = estimated_seconds(clients=K, capacity=B, threads=T,
+                                    two_phases=np.full(K.shape, two_phases),
+                                    thread_overhead=0.0, method="exact")
     if seconds > EXACT_MAX_SECONDS:
         raise ValueError(f"clients, queues and threads must keep the sweep within "
                          f"EXACT_MAX_SECONDS = {EXACT_MAX_SECONDS:g} s of exact chains; these "

@@ -40,7 +40,7 @@ Example: the USL recovers the parameters of speedups it generated itself.
 
 >>> from queuetune.fit import fit_usl, usl
 >>> cpus = [1, 2, 4, 8, 16, 32]
->>> fit = fit_usl(cpus, usl(cpus, 0.05, 0.002))
+>>> fit = fit_usl(cpus=cpus, speedup=usl(cpus=cpus, sigma=0.05, kappa=0.002))
 >>> print(f"sigma = {fit.sigma:.4f}, kappa = {fit.kappa:.5f}, peak at {fit.peak_cpus:.1f} CPUs")
 sigma = 0.0500, kappa = 0.00200, peak at 21.8 CPUs
 """

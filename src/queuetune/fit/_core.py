@@ -15,6 +15,7 @@ the Gaussian maximum-likelihood fit with one variance per group.
 from __future__ import annotations
 
 import math
+import warnings as _warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -718,6 +719,23 @@ def _bootstrap(problem: Problem, opt: _Optimum, group_dof: Mapping[str, float], 
     return estimates, studentized
 
 
+def _worse_than_constant(problem: Problem, fitted: Mapping[str, np.ndarray]) -> str:
+    """A sentence naming the measured quantities the fit explains less well than their mean
+    (R² = 1 - SS_res / SS_tot < 0, in the observation's unit), or "" when there are none."""
+    worse = []
+    for g in problem.groups:
+        obs = np.asarray(problem.observed[g], float)
+        total = float(np.sum((obs - obs.mean()) ** 2))
+        if total > 0:
+            r2 = 1 - float(np.sum((obs - np.asarray(fitted[g], float)) ** 2)) / total
+            if r2 < 0:
+                worse.append(f"{g} (R² = {r2:.3g})")
+    if not worse:
+        return ""
+    return ("explains less than a constant model (the mean of the measurements) for "
+            + ", ".join(worse) + ": the model does not describe these data")
+
+
 def fit_problem(problem: Problem, starts: Sequence[np.ndarray], *, model: str,
                 intervals: str = "profile", confidence: float = 0.95, n_boot: int = 200,
                 seed: int = 0, extra_k: int = 0, units: Mapping[str, str] | None = None,
@@ -762,6 +780,10 @@ def fit_problem(problem: Problem, starts: Sequence[np.ndarray], *, model: str,
         details["bootstrap_studentized"] = pd.DataFrame(studentized, columns=names)
     more, not_bounded, trade = _interval_warnings(problem, opt, open_sides, se, corr)
     warnings += more
+    worse = _worse_than_constant(problem, opt.fitted)
+    if worse:
+        warnings.append(worse)
+        _warnings.warn(f"the {model} fit {worse}", UserWarning, stacklevel=3)
     crit = information_criteria(opt.raw, problem.p + extra_k)
     return fit_class(
         model=model,

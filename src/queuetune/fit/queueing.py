@@ -14,8 +14,9 @@ residual scale, one noise level per measured quantity, interval methods, identif
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ from ._core import Fit, Parameter, Problem, _estimate, fit_problem, information_
 
 __all__ = ["MM1BKFit", "ThreadPoolFit", "fit_mm1bk", "fit_thread_pool",
            "MM1BK_PARAMETERS", "THREAD_POOL_PARAMETERS", "MAX_FIT_STATES",
-           "MAX_PROFILED_CAPACITIES", "MAX_EVALUATION_SECONDS"]
+           "MAX_PROFILED_CAPACITIES", "MAX_PROFILED_THREADS", "MAX_EVALUATION_SECONDS"]
 
 #: Parameters of :func:`fit_mm1bk` with their default search bounds (seconds).
 MM1BK_PARAMETERS = (
@@ -59,6 +60,8 @@ THREAD_POOL_PARAMETERS = (
 MAX_FIT_STATES = 10**5
 #: Largest number of capacities profiled by :func:`fit_mm1bk` (one fit each, 10-50 ms).
 MAX_PROFILED_CAPACITIES = 1000
+#: Largest number of thread counts profiled by :func:`fit_thread_pool` (one fit each).
+MAX_PROFILED_THREADS = 200
 #: Largest estimated time of one model evaluation in :func:`fit_thread_pool` (by
 #: :func:`queuetune.thread_pool`'s own cost estimate; a fit takes hundreds).
 MAX_EVALUATION_SECONDS = 0.05
@@ -117,11 +120,11 @@ class MM1BKFit(Fit):
                              f" got {name!r}")
         return self.intervals[name]
 
-    def predict(self, clients: Any, capacity: Any = None) -> pd.DataFrame:
+    def predict(self, *, clients: Any, capacity: Any = None) -> pd.DataFrame:
         """The fitted model at ``clients`` (and ``capacity``, default the fitted one): a table
         of ``clients``, ``capacity``, ``response_time``, ``throughput``, ``utilization``,
         ``rejection_probability``."""
-        ks = _inputs.counts(clients, "clients")
+        ks = _inputs.concurrency(clients, "clients")
         cap = self.capacity if capacity is None else capacity
         if capacity is None and np.ndim(cap):
             if not np.all(cap == cap[0]):
@@ -130,12 +133,14 @@ class MM1BKFit(Fit):
             cap = int(cap[0])
         bs = _inputs.counts(cap, "capacity", ks.size)
         same_length("clients", {"clients": ks, "capacity": bs})
-        res = mm1bk(ks, bs, self.service_time, self.think_time)
-        return pd.DataFrame({"clients": ks, "capacity": bs,
-                             "response_time": np.atleast_1d(res.response_time),
-                             "throughput": np.atleast_1d(res.throughput),
-                             "utilization": np.atleast_1d(res.utilization),
-                             "rejection_probability": np.atleast_1d(res.rejection_probability)})
+        names = ("response_time", "throughput", "utilization", "rejection_probability")
+
+        def solve(K, i):
+            res = mm1bk(clients=K, capacity=bs[i], service_time=self.service_time,
+                        think_time=self.think_time)
+            return {g: np.atleast_1d(getattr(res, g)) for g in names}
+
+        return pd.DataFrame({"clients": ks, "capacity": bs, **interpolated(ks, solve)})
 
 
 @dataclass(frozen=True)
@@ -154,7 +159,7 @@ class _MM1BKData:
 
 def _mm1bk_data(clients, capacity, response_time, throughput, utilization, fixed, initial,
                 bounds, capacity_range) -> _MM1BKData:
-    K = _inputs.counts(clients, "clients")
+    K = _inputs.concurrency(clients, "clients")
     observed = _inputs.observations(response_time, throughput, utilization, "clients",
                                     {"clients": K})
     not_all_equal(K, "clients", "the load must vary to separate service and think time")
@@ -171,7 +176,8 @@ def _mm1bk_data(clients, capacity, response_time, throughput, utilization, fixed
         B = _inputs.counts(capacity, "capacity", K.size)
         same_length("clients", {"clients": K, "capacity": B})
         candidates, widest = None, int(B.max())
-    states = int(np.sum(np.minimum(K, widest) + 1))
+    # a non-integer concurrency is solved at the integers on both sides
+    states = int(np.sum(np.minimum(np.ceil(K), widest) + 1)) * (1 + int(np.any(K % 1 != 0)))
     if states > MAX_FIT_STATES:
         raise ValueError(
             f"clients and capacity must keep one model evaluation within MAX_FIT_STATES = "
@@ -184,7 +190,7 @@ def _capacity_candidates(capacity_range: Any, K: np.ndarray) -> np.ndarray:
     """The capacities profiled: ``capacity_range`` (default ``1 .. max(clients)``), cut at
     ``max(clients)`` (every larger capacity gives the same model)."""
     if capacity_range is None:
-        low, high = 1, int(K.max())
+        low, high = 1, int(np.ceil(K.max()))
     else:
         if isinstance(capacity_range, str | bytes) or np.ndim(capacity_range) != 1 \
                 or len(capacity_range) != 2:
@@ -192,7 +198,7 @@ def _capacity_candidates(capacity_range: Any, K: np.ndarray) -> np.ndarray:
                              f"high, got {capacity_range!r}")
         low = integer(capacity_range[0], "capacity_range low", low=1)
         high = integer(capacity_range[1], "capacity_range high", low=low + 1)
-        high = min(high, max(int(K.max()), low + 1))
+        high = min(high, max(int(np.ceil(K.max())), low + 1))
     if high - low + 1 > MAX_PROFILED_CAPACITIES:
         raise ValueError(
             f"capacity_range must span at most MAX_PROFILED_CAPACITIES = "
@@ -206,8 +212,12 @@ def _mm1bk_problem(data: _MM1BKData, B: np.ndarray, scale: str) -> Problem:
     cells = {g: np.arange(K.size) for g in observed}
 
     def predict(values, ids):
-        res = mm1bk(K[ids], B[ids], values["service_time"], values["think_time"])
-        return {g: np.atleast_1d(getattr(res, g)) for g in observed}
+        def solve(k, i):
+            res = mm1bk(clients=k, capacity=B[ids][i], service_time=values["service_time"],
+                        think_time=values["think_time"])
+            return {g: np.atleast_1d(getattr(res, g)) for g in observed}
+
+        return interpolated(K[ids], solve)
 
     return Problem(data.parameters, data.free, data.fixed, observed, cells, predict, scale,
                    starts_solved=2)
@@ -283,8 +293,9 @@ def _with_capacity(fit: MM1BKFit, data: _MM1BKData, profile, b_hat, inside,
             + f"{low_b} to {high_b}{more} fit equally well")
 
 
-def fit_mm1bk(clients: Any, capacity: Any, response_time: Any = None, throughput: Any = None,
-              *, utilization: Any = None, fixed: Mapping[str, float] | None = None,
+def fit_mm1bk(*, clients: Any, capacity: Any, response_time: Any = None,
+              throughput: Any = None, utilization: Any = None,
+              fixed: Mapping[str, float] | None = None,
               initial: Mapping[str, float] | None = None,
               bounds: Mapping[str, tuple[float, float]] | None = None,
               capacity_range: tuple[int, int] | None = None, scale: str = "log",
@@ -370,11 +381,12 @@ def fit_mm1bk(clients: Any, capacity: Any, response_time: Any = None, throughput
     K, observed = data.K, data.observed
 
     def train_and_predict(mask: np.ndarray) -> dict[str, np.ndarray]:
-        sub = fit_mm1bk(K[mask], None if data.B is None else B[mask],
+        sub = fit_mm1bk(clients=K[mask], capacity=None if data.B is None else B[mask],
                         **{g: observed[g][mask] for g in observed}, fixed=fixed,
                         bounds=bounds, capacity_range=capacity_range if data.B is None
                         else None, scale=common.scale, intervals="none")
-        pred = sub.predict(K[~mask], sub.capacity if data.B is None else B[~mask])
+        pred = sub.predict(clients=K[~mask],
+                           capacity=sub.capacity if data.B is None else B[~mask])
         return {g: pred[g].to_numpy() for g in observed}
 
     fit = fit_problem(_mm1bk_problem(data, B, common.scale), starts, model="M/M/1/B/K",
@@ -398,6 +410,9 @@ class ThreadPoolFit(Fit):
 
     method: str
     capacity_given: np.ndarray
+    threads_given: np.ndarray | None
+    processors: int
+    connections: int | None
 
     cpu_time = property(lambda self: self.estimates["cpu_time"])
     wait_time = property(lambda self: self.estimates["wait_time"])
@@ -406,19 +421,29 @@ class ThreadPoolFit(Fit):
     pool_overhead = property(lambda self: self.estimates["pool_overhead"])
 
     @property
+    def threads(self) -> int | np.ndarray:
+        """The fitted thread count (an int), or the thread counts given."""
+        return self.estimates.get("threads", self.threads_given)
+
+    @property
     def exact_check(self) -> pd.DataFrame | None:
         """Per measured quantity, the largest relative difference between the values fitted
         with ``method="fes"`` and the exact model at the same parameters (None when the fit
         used the exact model or was not verified)."""
         return self.details.get("exact_check")
 
-    def predict(self, clients: Any, threads: Any, capacity: Any = None,
+    def predict(self, *, clients: Any, threads: Any = None, capacity: Any = None,
                 method: str | None = None) -> pd.DataFrame:
         """The fitted model at each (clients, threads) pair (and ``capacity``, default the
-        first one given to the fit), solved with ``method`` (default: the fit's). Columns
+        first one given to the fit; ``threads`` default the fitted or given thread count when
+        there was one), with the fit's processors and connections, solved with ``method``
+        (default: the fit's). Columns
         ``clients``, ``threads``, ``capacity``, ``response_time``, ``throughput``,
         ``utilization``, ``rejection_probability``, ``busy_threads``."""
         ks = _inputs.counts(clients, "clients")
+        if threads is None:
+            threads = self.threads_given if self.threads_given is not None \
+                else self.estimates["threads"]
         ts = _inputs.counts(threads, "threads", ks.size)
         ks = _inputs.counts(ks, "clients", ts.size) if ks.size == 1 else ks
         same_length("clients", {"clients": ks, "threads": ts})
@@ -426,7 +451,9 @@ class ThreadPoolFit(Fit):
         bs = _inputs.counts(cap, "capacity", ks.size)
         same_length("clients", {"clients": ks, "capacity": bs})
         e = self.estimates
-        res = thread_pool(ks, bs, ts, e["cpu_time"], e["wait_time"], e["think_time"],
+        res = thread_pool(clients=ks, capacity=bs, threads=ts, cpu_time=e["cpu_time"],
+                          wait_time=e["wait_time"], think_time=e["think_time"],
+                          processors=self.processors, connections=self.connections,
                           thread_overhead=e["thread_overhead"],
                           pool_overhead=e["pool_overhead"], method=method or self.method)
         return pd.DataFrame({
@@ -440,8 +467,8 @@ class ThreadPoolFit(Fit):
 class _ThreadPoolData:
     """The checked inputs of :func:`fit_thread_pool`."""
 
-    K: np.ndarray
-    T: np.ndarray
+    K: np.ndarray  # clients, float: a measured concurrency may be non-integer
+    T: np.ndarray  # threads (the largest candidate when they are profiled)
     B: np.ndarray
     observed: dict[str, np.ndarray]
     free: tuple[str, ...]
@@ -449,14 +476,27 @@ class _ThreadPoolData:
     initial: dict[str, float]
     parameters: tuple[Parameter, ...]
     method: str
+    p: int
+    C: int | None
+    candidates: np.ndarray | None  # thread counts profiled (None: given)
 
 
 def _thread_pool_data(clients, threads, capacity, response_time, throughput, utilization,
-                      free, fixed, initial, bounds, method) -> _ThreadPoolData:
+                      free, fixed, initial, bounds, method, processors, connections,
+                      thread_range) -> _ThreadPoolData:
     method = as_choice(method, "method", ("fes", "exact"))
-    K = _inputs.counts(clients, "clients")
-    T = _inputs.counts(threads, "threads")
+    K = _inputs.concurrency(clients, "clients")
     B = _inputs.counts(capacity, "capacity", K.size)
+    p = integer(processors, "processors", low=1)
+    C = None if connections is None else integer(connections, "connections", low=1)
+    if threads is None:
+        candidates = _thread_candidates(thread_range, K, B)
+        T = np.full(K.size, int(candidates[-1]))
+    else:
+        if thread_range is not None:
+            raise ValueError("thread_range must be None when threads are given (it bounds the "
+                             "thread counts profiled with threads=None)")
+        T, candidates = _inputs.counts(threads, "threads", K.size), None
     observed = _inputs.observations(response_time, throughput, utilization, "clients",
                                     {"clients": K, "threads": T, "capacity": B})
     if np.all(K == K[0]) and np.all(T == T[0]):
@@ -469,10 +509,35 @@ def _thread_pool_data(clients, threads, capacity, response_time, throughput, uti
         raise ValueError("fixed cpu_time and wait_time must not both be 0")
     parameters = _inputs.with_bounds(THREAD_POOL_PARAMETERS, bounds, _THREAD_POOL_DOMAIN)
     starts = _inputs.initial_values(initial, parameters)
-    _inputs.enough_observations(sum(a.size for a in observed.values()), free)
-    data = _ThreadPoolData(K, T, B, observed, free, fixed_values, starts, parameters, method)
+    _inputs.enough_observations(sum(a.size for a in observed.values()), free,
+                                extra=int(candidates is not None))
+    data = _ThreadPoolData(K, T, B, observed, free, fixed_values, starts, parameters, method,
+                           p, C, candidates)
     _check_thread_pool_work(data)
     return data
+
+
+def _thread_candidates(thread_range: Any, K: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The thread counts profiled: ``thread_range`` (default ``1 .. max(min(clients,
+    capacity))``), cut where more threads change nothing (no more than the admitted
+    requests)."""
+    top = int(np.ceil(np.max(np.minimum(K, B))))
+    if thread_range is None:
+        low, high = 1, max(top, 2)
+    else:
+        if isinstance(thread_range, str | bytes) or np.ndim(thread_range) != 1 \
+                or len(thread_range) != 2:
+            raise ValueError(f"thread_range must be (low, high) integers with 1 <= low < "
+                             f"high, got {thread_range!r}")
+        low = integer(thread_range[0], "thread_range low", low=1)
+        high = integer(thread_range[1], "thread_range high", low=low + 1)
+        high = min(high, max(top, low + 1))
+    if high - low + 1 > MAX_PROFILED_THREADS:
+        raise ValueError(
+            f"thread_range must span at most MAX_PROFILED_THREADS = {MAX_PROFILED_THREADS} "
+            f"thread counts (one fit each), got {low} to {high}: give a narrower "
+            "thread_range")
+    return np.arange(low, high + 1)
 
 
 def _extreme(data: _ThreadPoolData, name: str) -> float:
@@ -489,14 +554,19 @@ def _check_thread_pool_work(data: _ThreadPoolData) -> None:
                                                      "thread_overhead", "pool_overhead")}
     try:
         _check_overhead(np.array([worst["cpu_time"]]), data.T.astype(float),
-                                            np.array([worst["thread_overhead"]]),
-                                            np.array([worst["pool_overhead"]]))
+                        np.array([worst["thread_overhead"]]),
+                        np.array([worst["pool_overhead"]]))
     except ValueError as exc:
         raise ValueError(f"bounds (or fixed values) of cpu_time, thread_overhead and "
                          f"pool_overhead must keep the model valid: {exc}") from None
     two = np.full(data.K.size, worst["cpu_time"] > 0 and worst["wait_time"] > 0)
     theta = np.full(data.K.size, worst["thread_overhead"])
-    seconds = estimated_seconds(data.K, data.B, data.T, two, theta, data.method)
+    # a non-integer concurrency is solved at the integers on both sides
+    K = np.ceil(data.K).astype(np.int64)
+    interpolated = 2 if np.any(K != data.K) else 1
+    seconds = interpolated * estimated_seconds(
+        clients=K, capacity=data.B, threads=data.T, two_phases=two, thread_overhead=theta,
+        method=data.method, processors=data.p, connections=data.C)
     if seconds > MAX_EVALUATION_SECONDS:
         raise ValueError(
             f"clients, threads and capacity must keep one model evaluation within "
@@ -510,33 +580,62 @@ def _thread_pool_problem(data: _ThreadPoolData, scale: str) -> Problem:
     observed = data.observed
 
     def predict(values, ids):
-        res = _solve_thread_pool(data, values, ids, data.method)
-        return {g: np.atleast_1d(getattr(res, g)) for g in observed}
+        return _solve_thread_pool(data, values, ids, data.method, tuple(observed))
 
     return Problem(data.parameters, data.free, data.fixed, observed,
                    {g: np.arange(data.K.size) for g in observed}, predict, scale,
                    tolerance=1e-8, max_evaluations=400, starts_solved=1)
 
 
-def _solve_thread_pool(data: _ThreadPoolData, values, ids, method: str):
-    return thread_pool(data.K[ids], data.B[ids], data.T[ids], values["cpu_time"],
-                       values["wait_time"], values["think_time"],
-                       thread_overhead=values["thread_overhead"],
-                       pool_overhead=values["pool_overhead"], method=method)
+def _solve_thread_pool(data: _ThreadPoolData, values, ids, method: str,
+                       metrics: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The model's ``metrics`` at the configurations ``ids``; a non-integer concurrency K
+    is interpolated linearly between the integers on both sides of it."""
+
+    def solve(K, i):
+        res = thread_pool(clients=K, capacity=data.B[ids][i], threads=data.T[ids][i],
+                          cpu_time=values["cpu_time"], wait_time=values["wait_time"],
+                          think_time=values["think_time"], processors=data.p,
+                          connections=data.C, thread_overhead=values["thread_overhead"],
+                          pool_overhead=values["pool_overhead"], method=method)
+        return {g: np.atleast_1d(getattr(res, g)) for g in metrics}
+
+    return interpolated(data.K[ids], solve)
+
+
+def interpolated(K: np.ndarray, solve) -> dict[str, np.ndarray]:
+    """``solve(integer K, rows)`` at a possibly non-integer K: at the integers below and above
+    it, weighted linearly (integers are solved once, as they are)."""
+    low = np.floor(K)
+    frac = K - low
+    whole = frac == 0
+    if whole.all():
+        return solve(K.astype(np.int64), np.arange(K.size))
+    part = np.flatnonzero(~whole)
+    rows = np.concatenate([np.arange(K.size), part])
+    ks = np.concatenate([low, low[part] + 1.0]).astype(np.int64)
+    both = solve(ks, rows)
+    out = {}
+    for g, value in both.items():
+        at = value[:K.size].copy()
+        at[part] = (1.0 - frac[part]) * at[part] + frac[part] * value[K.size:]
+        out[g] = at
+    return out
 
 
 def _exact_check(fit: ThreadPoolFit, data: _ThreadPoolData) -> None:
     """The fitted values of the flow-equivalent server against the exact chain at the
     estimate (in ``details["exact_check"]``, and a warning above 1 %)."""
     try:
-        exact = _solve_thread_pool(data, fit.estimates, np.arange(data.K.size), "exact")
+        exact = _solve_thread_pool(data, fit.estimates, np.arange(data.K.size), "exact",
+                                   tuple(data.observed))
     except ValueError as exc:
         fit.warnings = fit.warnings + (
             f"the fit could not be checked with the exact model: {exc}",)
         return
     rows = []
     for g in data.observed:
-        diff = np.abs(fit.fitted[g] / np.atleast_1d(getattr(exact, g)) - 1)
+        diff = np.abs(fit.fitted[g] / exact[g] - 1)
         rows.append({"quantity": g, "max_relative_difference": float(diff.max()),
                      "mean_relative_difference": float(diff.mean())})
     check = pd.DataFrame(rows)
@@ -548,8 +647,10 @@ def _exact_check(fit: ThreadPoolFit, data: _ThreadPoolData) -> None:
             "at the estimate: refit with method='exact'",)
 
 
-def fit_thread_pool(clients: Any, threads: Any, response_time: Any = None,
-                    throughput: Any = None, *, utilization: Any = None, capacity: Any,
+def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = None,
+                    throughput: Any = None, utilization: Any = None, capacity: Any,
+                    processors: int = 1, connections: int | None = None,
+                    thread_range: tuple[int, int] | None = None,
                     free: tuple[str, ...] | None = None,
                     fixed: Mapping[str, float] | None = None,
                     initial: Mapping[str, float] | None = None,
@@ -559,20 +660,37 @@ def fit_thread_pool(clients: Any, threads: Any, response_time: Any = None,
                     seed: int = 0) -> ThreadPoolFit:
     """Fit :func:`queuetune.thread_pool` to a whole grid of (clients, threads) measurements.
 
+    Every argument is keyword-only.
+
     Parameters
     ----------
-    clients, threads : sequence of int
-        K >= 1 and T >= 1 of each measurement (a grid flattened to two equal-length columns).
+    clients : sequence of float
+        K >= 1 of each measurement: the clients, or a measured mean concurrency, which may be
+        non-integer (the model is then interpolated linearly between the integers on both
+        sides of it).
+    threads : sequence of int, optional
+        T >= 1 of each measurement (a grid flattened to equal-length columns with
+        ``clients``). None: one thread count, unknown, profiled over ``thread_range`` like
+        :func:`fit_mm1bk` profiles its capacity (``estimates["threads"]``, its
+        likelihood-ratio interval and ``details["threads_profile"]``).
     response_time, throughput : sequence of float, optional
         Measured R (s) and X (1/s); at least one is needed.
     utilization : sequence of float, optional
-        Measured CPU utilization as a fraction in (0, 1]. The model's CPU utilization equals
-        its throughput times the mean CPU time per request, overhead included (the Utilization
-        Law U = X D), so measured U pins the CPU demand.
+        Measured utilization of the processors as a fraction in (0, 1]. The model's equals its
+        throughput times the mean processor time per request (overhead included) over
+        ``processors`` (the Utilization Law U = X D / p), so measured U pins the demand.
     capacity : int or sequence of int
         B, the most admitted requests (one value or one per measurement); not fitted. One
         model evaluation may take at most :data:`MAX_EVALUATION_SECONDS` by the model's own
         cost estimate.
+    processors : int
+        p >= 1, the server's processors (default 1); not fitted.
+    connections : int, optional
+        C >= 1, the pool of connections held during the wait (default None: no pool); not
+        fitted.
+    thread_range : (int, int), optional
+        With ``threads=None``, the thread counts profiled (default 1 to the most admitted
+        requests; at most :data:`MAX_PROFILED_THREADS`).
     free : tuple of str, optional
         The parameters to fit, from ``cpu_time``, ``wait_time``, ``think_time``,
         ``thread_overhead``, ``pool_overhead`` (default: every one not in ``fixed``). Times are
@@ -591,39 +709,99 @@ def fit_thread_pool(clients: Any, threads: Any, response_time: Any = None,
         ``exact_check`` (and in ``warnings`` above 1 %).
     scale, intervals, confidence, n_boot, seed
         As in :func:`fit_mm1bk`: log residuals by default; profile-likelihood intervals by
-        default, or a residual bootstrap with the fixed ``seed`` (``n_boot`` refits).
+        default, or a residual bootstrap with the fixed ``seed`` (``n_boot`` refits). With
+        profiled threads, the other intervals hold the thread count at its estimate.
 
     Returns
     -------
     ThreadPoolFit
         The estimates as attributes, ``intervals``, ``residuals``, :meth:`ThreadPoolFit.predict`,
-        goodness of fit, ``warnings``, ``identifiability`` and ``exact_check``.
+        goodness of fit, ``warnings`` (and a ``UserWarning`` when the fit explains less than a
+        constant), ``identifiability`` and ``exact_check``.
     """
     common = _common(intervals, scale, confidence, n_boot, seed)
     verify = as_flag(verify, "verify")
     data = _thread_pool_data(clients, threads, capacity, response_time, throughput,
-                             utilization, free, fixed, initial, bounds, method)
+                             utilization, free, fixed, initial, bounds, method, processors,
+                             connections, thread_range)
+    starts = _thread_pool_starts(data)
+    if data.candidates is not None:
+        profile, t_hat, inside = _profile_threads(data, starts, common.scale,
+                                                  common.confidence)
+        data = replace(data, T=np.full(data.K.size, t_hat))
+        row = profile.set_index("threads").loc[t_hat]
+        by = {p.name: p for p in data.parameters}
+        starts = [np.array([by[n].inner(row[n]) for n in data.free])] + starts
     K, T, B, observed = data.K, data.T, data.B, data.observed
 
     def train_and_predict(mask: np.ndarray) -> dict[str, np.ndarray]:
-        sub = fit_thread_pool(K[mask], T[mask], **{g: observed[g][mask] for g in observed},
-                              capacity=B[mask], free=data.free, fixed=fixed,
+        sub = fit_thread_pool(clients=K[mask], threads=T[mask],
+                              **{g: observed[g][mask] for g in observed},
+                              capacity=B[mask], processors=data.p, connections=data.C,
+                              free=data.free, fixed=fixed,
                               initial=_inside(fit.estimates, data), bounds=bounds,
                               method=data.method, verify=False, scale=common.scale,
                               intervals="none")
-        pred = sub.predict(K[~mask], T[~mask], B[~mask])
-        return {g: pred[g].to_numpy() for g in observed}
+        pred = _solve_thread_pool(replace(data, K=K[~mask], T=T[~mask], B=B[~mask]),
+                                  sub.estimates, np.arange(int((~mask).sum())), data.method,
+                                  tuple(observed))
+        return {g: pred[g] for g in observed}
 
-    fit = fit_problem(_thread_pool_problem(data, common.scale), _thread_pool_starts(data),
+    fit = fit_problem(_thread_pool_problem(data, common.scale), starts,
                       model="thread pool", intervals=common.intervals,
                       confidence=common.confidence, n_boot=common.n_boot, seed=common.seed,
-                      units={"cpu_time": "s", "wait_time": "s", "think_time": "s"},
+                      extra_k=int(data.candidates is not None),
+                      units={"cpu_time": "s", "wait_time": "s", "think_time": "s",
+                             "threads": "threads"},
                       fit_class=ThreadPoolFit, train_and_predict=train_and_predict)
     fit.method = data.method
     fit.capacity_given = B
+    fit.processors, fit.connections = data.p, data.C
+    fit.threads_given = None if data.candidates is not None else T
+    if data.candidates is not None:
+        _with_threads(fit, data, profile, inside, common.confidence)
     if data.method == "fes" and verify:
         _exact_check(fit, data)
     return fit
+
+
+def _profile_threads(data: _ThreadPoolData, starts, scale: str, confidence: float):
+    """The other parameters fitted at every candidate thread count, from the largest down,
+    each fit starting where the last ended. Returns (profile table, the count of the highest
+    likelihood (the smallest on a tie), the counts inside the likelihood-ratio bound)."""
+    rows, previous = [], None
+    for t in data.candidates[::-1]:
+        problem = _thread_pool_problem(replace(data, T=np.full(data.K.size, t)), scale)
+        x, _, _ = _estimate(problem, starts if previous is None else [previous] + starts[:1])
+        previous = x
+        values = problem.values(x)
+        crit = information_criteria(problem.raw_residuals(values), len(data.free) + 1)
+        rows.append({"threads": int(t), "loglik": crit["loglik"],
+                     **{n: values[n] for n in data.free}})
+    profile = pd.DataFrame(rows[::-1])
+    ll = profile["loglik"].to_numpy()
+    best = ll.max()
+    if math.isinf(best):
+        tie = inside = ll == best
+    else:
+        tie = ll >= best - 1e-9 * max(1.0, abs(best))
+        inside = 2 * (best - ll) <= stats.chi2.ppf(confidence, 1)
+    return profile, int(profile.loc[tie, "threads"].min()), profile[inside]
+
+
+def _with_threads(fit: ThreadPoolFit, data: _ThreadPoolData, profile, inside,
+                  confidence: float) -> None:
+    """The fitted thread count, its interval, profile and warnings added to ``fit``."""
+    low_t, high_t = int(inside["threads"].min()), int(inside["threads"].max())
+    fit.estimates["threads"] = int(data.T[0])
+    fit.intervals["threads"] = (low_t, high_t)
+    upper_open = high_t == int(data.candidates[-1])
+    fit.open_sides["threads"] = (low_t == int(data.candidates[0]) and low_t > 1, upper_open)
+    fit.details["threads_profile"] = profile
+    if high_t > low_t:
+        fit.warnings = fit.warnings + (
+            f"threads is not pinned down: every thread count from {low_t} to {high_t} fits "
+            f"within the {confidence:.0%} likelihood-ratio bound (a near-flat profile)",)
 
 
 def _inside(estimates: Mapping[str, float], data: _ThreadPoolData) -> dict[str, float]:
@@ -650,7 +828,8 @@ def _thread_pool_starts(data: _ThreadPoolData) -> list[np.ndarray]:
     shares = []
     if "utilization" in observed:
         x = observed.get("throughput", data.K / (z + observed.get("response_time", s)))
-        shares.append(float(np.median(observed["utilization"] / x)) / max(r_min, 1e-12))
+        shares.append(float(np.median(observed["utilization"] * data.p / x))
+                      / max(r_min, 1e-12))
     starts = []
     for share in shares + [0.5, 0.95]:
         share = min(max(share, 0.02), 0.98)
@@ -665,7 +844,9 @@ def _mm1bk_start(data: _ThreadPoolData) -> tuple[float, float]:
     """S and Z of an M/M/1/B/K fit of the same data (or guesses from the response times)."""
     series = {g: data.observed[g] for g in ("response_time", "throughput") if g in data.observed}
     try:
-        base = fit_mm1bk(data.K, data.B, **series, intervals="none")
+        with warnings.catch_warnings():  # a rough start only: its fit may be poor
+            warnings.simplefilter("ignore", UserWarning)
+            base = fit_mm1bk(clients=data.K, capacity=data.B, **series, intervals="none")
         return base.service_time, base.think_time
     except ValueError:
         r = float(np.min(data.observed.get("response_time", np.array([1.0]))))

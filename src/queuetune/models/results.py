@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .finite_source import MAX_PROBABILITY_ELEMENTS, mm1bk_probabilities
+
 __all__ = ["FiniteSourceResult", "MM1BKResult", "ThreadPoolResult", "MVAResult", "shaped"]
 
 
@@ -86,11 +88,8 @@ class MM1BKResult(FiniteSourceResult):
 
     @cached_property
     def probabilities(self) -> np.ndarray:
-        from .single_server import mm1bk_probabilities
-
-        return mm1bk_probabilities(
-            self.clients, self.capacity, self.service_time, self.think_time
-        )
+        return mm1bk_probabilities(clients=self.clients, capacity=self.capacity,
+                                   service_time=self.service_time, think_time=self.think_time)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,6 +108,13 @@ class ThreadPoolResult(FiniteSourceResult):
         ``P(n requests in the system)``, ``n = 0..C`` on the last axis (zero-padded to the
         largest C when first read; refused above
         :data:`queuetune.models.single_server.MAX_PROBABILITY_ELEMENTS` numbers).
+    clients, think_time, arrival_rate : int, float, ndarray or None
+        The workload as given: ``clients`` and ``think_time`` (closed) or ``arrival_rate``
+        (open); the other is None.
+    threads, connections : int, ndarray or None
+        As given; None for no thread limit and no pool of connections.
+    processors : int or ndarray
+        As given.
     method : str
         ``"exact"`` or ``"fes"``.
     """
@@ -116,6 +122,9 @@ class ThreadPoolResult(FiniteSourceResult):
     threads: Any
     cpu_time: Any
     wait_time: Any
+    arrival_rate: Any
+    processors: Any
+    connections: Any
     thread_overhead: Any
     pool_overhead: Any
     busy_threads: Any
@@ -129,8 +138,6 @@ class ThreadPoolResult(FiniteSourceResult):
 
     @cached_property
     def probabilities(self) -> np.ndarray:
-        from .single_server import MAX_PROBABILITY_ELEMENTS
-
         shape = np.shape(self.throughput)
         counts = np.diff(self.level_offsets)
         width = int(counts.max())

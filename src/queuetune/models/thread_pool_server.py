@@ -1,40 +1,54 @@
-"""The M/M/1/B/K model extended with a thread pool (the future work of Imre et al.).
+"""The thread-pool server: many processors, a pool of connections, closed or open workloads.
 
-``K`` clients (think time ``Z``) send requests to a server that admits at most ``B`` of them
-(the connection queue; ``B`` counts every admitted request, waiting for a thread or holding
-one); an arrival that finds ``B`` is dropped and its client thinks again. At most ``T``
-requests hold a thread. A thread holder first needs an exponential CPU time (one
-processor-sharing CPU), then holds its thread without the CPU for an exponential wait (I/O,
-a database call, the paper's ``sleep()``), then releases the thread to the oldest waiting
-request.
+The server: at most ``B`` requests are admitted (waiting for a thread or holding one); a request
+that finds ``B`` admitted is refused (a closed client thinks again, an open arrival is lost). An
+admitted request takes a free thread (of ``T``; no limit with ``threads=None``, as with virtual
+threads) or waits for one, first come first served. It then needs its processor time (mean
+``s_c``, exponential, processor sharing over ``p`` processors: with ``c`` requests in that phase
+they complete at rate ``min(c, p) / s_c``), and then waits (mean ``s_w``, exponential, no
+processor) while its thread holds one of ``C`` connections; a thread that finds no free
+connection waits for one, first come first served, holding its thread and no processor.
 
-Overhead: with ``a`` busy threads the mean CPU time of a request is
+The workload is closed (``clients`` K with think time Z) or open (Poisson ``arrival_rate``).
+
+Overhead: with ``a`` busy threads the mean processor time of a request is
 ``cpu_time (1 + thread_overhead (a - 1)) (1 + pool_overhead T)`` - contention among the busy
 threads and memory pressure of the configured pool.
 
 ``method="exact"`` solves the Markov chain of :mod:`.thread_pool_chain`; ``method="fes"``
-replaces the thread pool by a flow-equivalent server: the closed inner network (CPU queue
-plus a delay station for the wait) is solved exactly with ``m = 1..T`` holders, and its
-throughput ``X_in(m)`` is the death rate ``X_in(min(n, T))`` of a finite-source birth-death
-chain (birth ``(K - n) / Z`` for ``n < B``). The decomposition is an approximation: a thread
-is held for a CPU phase plus a waiting phase, which is not exponential, and its error reaches
-several percent (its distribution over the documented domain is measured by
-``scripts/benchmark_models.py``). It is solved for all configurations of a call together:
-the inner networks across configurations, the outer chains as rows of one array.
+replaces the thread holders by a flow-equivalent server. With ``m`` holders, the processor
+station (weights ``a(c) = s_c^c / prod_{i<=c} min(i, p)``) and the pool station (weights
+``b(w) = s_w^w / prod_{i<=w} min(i, C)``, ``w = m - c``) form a closed product-form network,
+whose throughput ``X_in(m)`` is the death rate ``X_in(min(n, T))`` of a birth-death chain over
+the admitted requests ``n = 0..N`` (birth ``(K - n) / Z`` closed, ``lambda`` open, for ``n < N``).
+The decomposition is an approximation: a thread is held for a processor phase plus a waiting
+phase, which is not exponential, and its error reaches several percent (its distribution over
+the documented domain is measured by ``scripts/benchmark_models.py``). It is solved for all
+configurations of a call together: the inner networks across configurations, the outer chains
+as rows of one array. With one processor and no pool limit (``connections`` None or at least
+the holders) the inner network is solved by the MVA recursion of a queue and a delay, as before
+the processors and the pool were added: the same numbers, to the last bit.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.special import gammaln
 
 from .._validation import as_choice, as_integer, as_nonnegative, as_time, broadcast
 from .birth_death import log_stationary_distribution
+from .finite_source import MAX_STATES, solve_summary
 from .markov import stationary_distribution
 from .results import ThreadPoolResult, shaped
-from .single_server import MAX_STATES, solve_summary
-from .thread_pool_chain import build_chain, cpu_time_per_request, state_count
+from .thread_pool_chain import (
+    EXACT_MAX_STATES,
+    build_chain,
+    cpu_time_per_request,
+    state_count,
+)
 
 __all__ = [
     "thread_pool",
@@ -46,32 +60,33 @@ __all__ = [
     "estimated_seconds",
 ]
 
-#: Largest chain of ``method="exact"``. The sparse LU of a 1-million-state chain takes up to
-#: about 8 s and 2 GB on a 2-core machine (two-dimensional chains, e.g. 5000 clients and 200
-#: threads; ``make benchmark``); larger chains are refused before anything is allocated.
-EXACT_MAX_STATES = 1_000_000
 #: Largest estimated time of one call with ``method="exact"``, which solves its configurations
 #: one by one: about 0.7 ms per configuration plus 1 to 8 us per state, more in wider chains
 #: (measured, 2 cores).
 EXACT_MAX_SECONDS = 10.0
 #: Largest estimated time of one call with ``method="fes"``: up to 80 ns per state of the outer
 #: chains (400 ns in chains of more than 2**22 states), 0.3 us per inner population without
-#: overhead and 15 ns per state of the inner networks with ``thread_overhead > 0`` (measured,
-#: 2 cores).
+#: overhead and 15 ns per state of the inner networks with ``thread_overhead > 0``; with
+#: several processors or a pool, 0.1 ms per holder count and 40 ns per term of the product-form
+#: recursion (0.6 us per term with overhead) (measured, 2 cores).
 FES_MAX_SECONDS = 10.0
-#: Largest ``min(threads, capacity, clients)`` of ``method="fes"`` with ``thread_overhead > 0``:
-#: each holder count then has its own inner network, O(m) work each.
+#: Largest ``min(threads, capacity, clients)`` of ``method="fes"`` when each holder count needs
+#: its own inner network (``thread_overhead > 0``, several processors or a pool of connections):
+#: O(m) work each.
 FES_MAX_OVERHEAD_THREADS = 20_000
-#: Every non-zero time (and the CPU time with overhead) must lie in this range.
+#: Every non-zero time (and the CPU time with overhead) and the arrival rate must lie in this
+#: range.
 TIME_RANGE = (1e-100, 1e100)
 
 _METHODS = ("exact", "fes")
-_NAMES = ("clients", "capacity", "threads", "cpu_time", "wait_time", "think_time",
-          "thread_overhead", "pool_overhead")
 # Measured costs behind the admission guards (seconds, 2 cores; see make benchmark).
 _EXACT_PER_CONFIG, _EXACT_PER_STATE = 7e-4, 8e-6
 _FES_PER_STATE, _FES_PER_LONG_STATE, _LONG_CHAIN = 8e-8, 4e-7, 1 << 22
 _FES_PER_STEP, _FES_PER_INNER_STATE = 3e-7, 1.5e-8
+# Several processors or a pool: the product-form recursion, up to 1e-4 s per holder count of a
+# block and 4e-8 s per term (fewer when the distributions are narrow); with thread overhead
+# each holder count's network on its own, 6e-7 s per term (measured, 2 cores).
+_FES_PER_RECURSION_STEP, _FES_PER_RECURSION_TERM, _FES_PER_GRID_TERM = 1e-4, 4e-8, 6e-7
 # Rows of the outer chains solved together (about 2**21 numbers, 16 MiB per temporary).
 _BLOCK_ELEMENTS = 1 << 21
 # The inner recursion runs across configurations while at least this many are going, then one
@@ -80,80 +95,140 @@ _BLOCK_ELEMENTS = 1 << 21
 _VECTOR_ROWS = 32
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """The checked arguments of one call, flattened (one entry per configuration)."""
+
+    shape: tuple[int, ...]
+    open: bool  # arrival_rate given (else clients and think_time)
+    K: np.ndarray  # clients (open: capacity, unused)
+    B: np.ndarray
+    T: np.ndarray  # threads (no limit: min(K, B) or B)
+    p: np.ndarray
+    C: np.ndarray  # connections, at most T (no pool: T)
+    cpu: np.ndarray
+    wait: np.ndarray
+    Z: np.ndarray  # think time (open: 1, unused)
+    lam: np.ndarray  # arrival rate (closed: 0, unused)
+    theta: np.ndarray
+    phi: np.ndarray
+    echoes: dict
+
+    @property
+    def top(self) -> np.ndarray:
+        """N, the most admitted requests: min(B, K) closed, B open."""
+        return self.B if self.open else np.minimum(self.K, self.B)
+
+    @property
+    def batch(self) -> np.ndarray:
+        """Closed populations with zero think time (every completion is a new request)."""
+        return np.zeros(self.B.shape, bool) if self.open else self.Z == 0
+
+    def rows(self, i) -> _Batch:
+        """The configurations ``i`` alone."""
+        fields = {k: getattr(self, k)[i] for k in ("K", "B", "T", "p", "C", "cpu", "wait",
+                                                   "Z", "lam", "theta", "phi")}
+        return _Batch(shape=np.shape(fields["K"]), open=self.open, echoes={}, **fields)
+
+
 def thread_pool(
-    clients: Any,
+    *,
+    clients: Any = None,
     capacity: Any,
     threads: Any,
     cpu_time: Any,
     wait_time: Any,
-    think_time: Any,
-    *,
+    think_time: Any = None,
+    arrival_rate: Any = None,
+    processors: Any = 1,
+    connections: Any = None,
     thread_overhead: Any = 0.0,
     pool_overhead: Any = 0.0,
     method: str = "exact",
 ) -> ThreadPoolResult:
     """Solve the thread-pool server for one or many configurations.
 
+    At most ``capacity`` requests are admitted (waiting for a thread or holding one); a request
+    that finds them all admitted is refused (a closed client thinks again, an open arrival is
+    lost). An admitted request takes a free thread or waits for one, first come first served.
+    It then needs its processor time (mean ``cpu_time``, exponential, processor sharing over
+    ``processors``: with c requests in that phase they complete at rate
+    ``min(c, processors) / cpu_time``), and then waits (mean ``wait_time``, exponential, no
+    processor) while its thread holds one of ``connections``; a thread that finds no free
+    connection waits for one, first come first served, holding its thread and no processor.
+
+    Every argument is keyword-only. The numeric arguments broadcast like NumPy arrays.
+
     Parameters
     ----------
-    clients : int or array_like of int
-        K >= 1, number of clients.
+    clients : int or array_like of int, optional
+        K >= 1, number of clients (a closed workload, with ``think_time``).
     capacity : int or array_like of int
         B >= 1, most admitted requests (waiting for a thread or holding one).
-    threads : int or array_like of int
-        T >= 1, size of the thread pool.
+    threads : int, array_like of int, or None
+        T >= 1, size of the thread pool; None: no thread limit (virtual threads), the same as
+        ``threads = min(capacity, clients)``.
     cpu_time : float or array_like
-        Mean CPU time of a request (exponential): 0 or in :data:`TIME_RANGE`.
-        ``cpu_time = 0`` removes the CPU phase: the server is then exactly M/M/T/B/K with
-        service time ``wait_time``.
+        Mean processor time of a request (exponential): 0 or in :data:`TIME_RANGE`.
+        ``cpu_time = 0`` removes the processor phase: the server is then exactly
+        M/M/min(T, C)/B/K (open: M/M/min(T, C)/B) with service time ``wait_time``.
     wait_time : float or array_like
-        Mean time a thread holder waits without the CPU (exponential): 0 or in
-        :data:`TIME_RANGE`; 0 removes the waiting phase (with no overhead the server is then
-        exactly M/M/1/B/K). At least one of ``cpu_time`` and ``wait_time`` must be > 0.
-    think_time : float or array_like
-        Z, mean think time, in :data:`TIME_RANGE`.
+        Mean time a thread holder waits without a processor (exponential), holding a
+        connection: 0 or in :data:`TIME_RANGE`; 0 removes the waiting phase (with one processor
+        and no overhead the server is then exactly M/M/1/B/K). At least one of ``cpu_time`` and
+        ``wait_time`` must be > 0.
+    think_time : float or array_like, optional
+        Z, mean think time of a closed workload: 0 (a batch population, only with
+        ``capacity >= clients``) or in :data:`TIME_RANGE`.
+    arrival_rate : float or array_like, optional
+        lambda, Poisson arrivals per unit time (an open workload, instead of ``clients`` and
+        ``think_time``), in :data:`TIME_RANGE`.
+    processors : int or array_like of int
+        p >= 1, processors shared by the requests in the processor phase (default 1).
+    connections : int, array_like of int, or None
+        C >= 1, the pool of connections held during the waiting phase; None (default): no pool
+        limit. ``connections >= threads`` is the same as no pool.
     thread_overhead, pool_overhead : float or array_like, optional
-        >= 0. With ``a`` busy threads the mean CPU time per request is
+        >= 0. With ``a`` busy threads the mean processor time per request is
         ``cpu_time * (1 + thread_overhead * (a - 1)) * (1 + pool_overhead * threads)``, which
-        must stay in :data:`TIME_RANGE`.
+        must stay in :data:`TIME_RANGE`. ``pool_overhead`` must be 0 with ``threads=None``.
     method : {"exact", "fes"}
-        ``"exact"``: the Markov chain over (waiting, on CPU, waiting without CPU), solved as a
+        ``"exact"``: the Markov chain over (admitted, in the processor phase), solved as a
         sparse linear system, one configuration at a time; refused above
         :data:`EXACT_MAX_STATES` states or an estimated :data:`EXACT_MAX_SECONDS`.
         ``"fes"``: flow-equivalent-server decomposition (approximate; all configurations
         together; refused above an estimated :data:`FES_MAX_SECONDS`).
 
-    The numeric arguments broadcast like NumPy arrays.
-
     Returns
     -------
     ThreadPoolResult
-        The metrics of :func:`queuetune.mm1bk` (``utilization`` is the CPU's; ``p0``,
-        ``error_rate = P(n = B)`` and ``probabilities`` are of the number of admitted
-        requests) plus ``busy_threads``, ``queue_length`` and ``queue_wait`` (mean time an
-        admitted request waits for a thread), and ``method``.
+        The metrics of :func:`queuetune.mm1bk` (``utilization`` is the mean fraction of the
+        processors busy; ``p0``, ``error_rate = P(n = B)`` and ``probabilities`` are of the
+        number of admitted requests; open: ``rejection_probability = P(n = B)``,
+        ``attempt_rate = arrival_rate``) plus ``busy_threads``, ``queue_length`` and
+        ``queue_wait`` (mean time an admitted request waits for a thread), and ``method``.
 
     Examples
     --------
-    >>> res = thread_pool(50, 200, threads=10, cpu_time=0.02, wait_time=0.1, think_time=4.0)
+    >>> res = thread_pool(clients=50, capacity=200, threads=10, cpu_time=0.02, wait_time=0.1,
+    ...                   think_time=4.0)
     >>> print(f"X = {res.throughput:.3f}/s, busy threads = {res.busy_threads:.3f}")
     X = 12.118/s, busy threads = 1.529
+
+    An open workload on 8 processors with a pool of 10 database connections:
+
+    >>> res = thread_pool(arrival_rate=40.0, capacity=400, threads=200, processors=8,
+    ...                   connections=10, cpu_time=0.04, wait_time=0.2, method="fes")
+    >>> print(f"R = {res.response_time * 1000:.0f} ms")
+    R = ... ms
     """
     method = as_choice(method, "method", _METHODS)
-    args = _validated(
-        clients, capacity, threads, cpu_time, wait_time, think_time, thread_overhead,
-        pool_overhead, method,
-    )
-    shape = args[0].shape
-    flat = [a.ravel() for a in args]
-    metrics, levels, offsets = (_solve_exact if method == "exact" else _solve_fes)(*flat)
-    echoes = {}
-    for i, (name, values) in enumerate(zip(_NAMES, flat, strict=True)):
-        kind = int if i < 3 else float
-        echoes[name] = kind(values[0]) if shape == () else values.reshape(shape).copy()
+    cfg = _validated(clients, capacity, threads, cpu_time, wait_time, think_time, arrival_rate,
+                     processors, connections, thread_overhead, pool_overhead, method)
+    metrics, levels, offsets = (_solve_exact if method == "exact" else _solve_fes)(cfg)
     return ThreadPoolResult(
-        **{key: shaped(value, shape) for key, value in metrics.items()},
-        **echoes,
+        **{key: shaped(value, cfg.shape) for key, value in metrics.items()},
+        **cfg.echoes,
         method=method,
         levels=levels,
         level_offsets=offsets,
@@ -163,60 +238,77 @@ def thread_pool(
 # --------------------------------------------------------------------------- exact
 
 
-def _solve_exact(K, B, T, cpu, wait, Z, theta, phi):
+def _solve_exact(cfg: _Batch):
     """Each configuration's chain solved on its own; metrics from its levels."""
     rows = []
-    for cfg in zip(K, B, T, cpu, wait, Z, theta, phi, strict=True):
-        k, b, t = (int(v) for v in cfg[:3])
-        c, w, z, th, ph = (float(v) for v in cfg[3:])
-        chain = build_chain(k, b, t, c, w, z, th, ph)
-        pinned = _likely_state(chain, k, b, t, c, w, z, th, ph)
+    top = cfg.top
+    for i in range(cfg.B.size):
+        chain = build_chain(**_chain_arguments(cfg, i))
+        pinned = _likely_state(chain, cfg.rows(np.array([i])))
         pi = stationary_distribution(chain.generator, pinned=pinned)
-        levels = np.bincount(chain.level, weights=pi, minlength=min(k, b) + 1)
-        rows.append((levels, float(pi @ chain.departure_rate),
-                     float(pi[chain.on_cpu >= 1].sum())))
+        levels = np.bincount(chain.level, weights=pi, minlength=int(top[i]) + 1)
+        busy = np.minimum(chain.on_cpu, cfg.p[i]) / cfg.p[i]
+        rows.append((levels, float(pi @ chain.departure_rate), float(pi @ busy)
+                     if cfg.p[i] > 1 else float(pi[chain.on_cpu >= 1].sum())))
     width = max(levels.size for levels, _, _ in rows)
     padded = np.zeros((len(rows), width))
     for i, (levels, _, _) in enumerate(rows):
         padded[i, :levels.size] = levels
-    metrics = _metrics(padded, K, B, T, Z,
-                       throughput=np.array([x for _, x, _ in rows]),
+    metrics = _metrics(padded, cfg, throughput=np.array([x for _, x, _ in rows]),
                        utilization=np.array([u for _, _, u in rows]))
-    flat, offsets = _ragged(padded, np.minimum(K, B))
+    flat, offsets = _ragged(padded, top)
     return metrics, flat, offsets
 
 
-def _likely_state(chain, K, B, T, cpu, wait, Z, theta, phi) -> int:
+def _chain_arguments(cfg: _Batch, i: int) -> dict:
+    """The scalar arguments of :func:`.thread_pool_chain.build_chain` for configuration i."""
+    workload = ({"arrival_rate": float(cfg.lam[i])} if cfg.open else
+                {"clients": int(cfg.K[i]), "think_time": float(cfg.Z[i])})
+    return {**workload, "capacity": int(cfg.B[i]), "threads": int(cfg.T[i]),
+            "processors": int(cfg.p[i]), "connections": int(cfg.C[i]),
+            "cpu_time": float(cfg.cpu[i]), "wait_time": float(cfg.wait[i]),
+            "thread_overhead": float(cfg.theta[i]), "pool_overhead": float(cfg.phi[i])}
+
+
+def _likely_state(chain, one: _Batch) -> int:
     """A state of high probability, to pin in the linear solve: the most likely level under
-    the flow-equivalent approximation, and within it the most likely number on the CPU of
-    the inner network (a machine-repairman model, Imre et al. eq. (3) with think time
-    ``wait_time``)."""
-    one = [np.array([v]) for v in (K, B, T, cpu, wait, Z, theta, phi)]
-    _, approx, _ = _solve_fes(*one)
+    the flow-equivalent approximation, and within it the most likely number in the processor
+    phase of the inner network (with one processor and no pool: a machine-repairman model,
+    Imre et al. eq. (3) with think time ``wait_time``)."""
+    _, approx, _ = _solve_fes(one)
     level = int(np.argmax(approx))
     states = np.flatnonzero(chain.level == level)
     if states.size == 1:
         return int(states[0])
+    T, p, C = int(one.T[0]), int(one.p[0]), int(one.C[0])
+    cpu, wait, theta, phi = (float(v[0]) for v in (one.cpu, one.wait, one.theta, one.phi))
     busy = min(level, T)
-    ratio = wait / cpu_time_per_request(cpu, busy, T, theta, phi)
-    on_cpu = int(np.clip(np.floor(busy + 1 - ratio), 0, busy))
+    demand = float(cpu_time_per_request(cpu, busy, T, theta, phi))
+    if p == 1 and C >= busy:
+        ratio = wait / demand
+        on_cpu = int(np.clip(np.floor(busy + 1 - ratio), 0, busy))
+    else:
+        c = np.arange(busy + 1)
+        on_cpu = int(np.argmax(_log_weights(c, busy, np.log(demand / wait), p, C)))
     return int(states[on_cpu])
 
 
 # --------------------------------------------------------------------------- fes
 
 
-def _solve_fes(K, B, T, cpu, wait, Z, theta, phi):
+def _solve_fes(cfg: _Batch):
     """Flow-equivalent server for every configuration: the inner networks, then the outer
     birth-death chains in row blocks of similar size. Each configuration's numbers are
     computed in the same order whatever else is solved with it."""
-    top = np.minimum(K, B)
+    K, B, T, Z = cfg.K, cfg.B, cfg.T, cfg.Z
+    top = cfg.top
     holders = np.minimum(T, top)
-    inner_x, inner_u, starts = _inner_networks(holders, cpu, wait, T, theta, phi)
+    inner_x, inner_u, starts = _inner(cfg, holders)
     order = np.argsort(-top, kind="stable")
-    metrics = {key: np.empty(K.size) for key in _METRIC_KEYS}
+    metrics = {key: np.empty(B.size) for key in _METRIC_KEYS}
     levels = np.empty(int(np.sum(top + 1)))
     offsets = np.concatenate([[0], np.cumsum(top + 1)])
+    batch = cfg.batch
     for rows in _row_blocks(top[order]):
         i = order[rows]
         width = int(top[i].max()) + 1
@@ -226,15 +318,49 @@ def _solve_fes(K, B, T, cpu, wait, Z, theta, phi):
         x_n = inner_x[starts[i, None] + held]
         u_n = inner_u[starts[i, None] + held]
         with np.errstate(divide="ignore", invalid="ignore"):  # past a chain's end: ignored
-            log_ratio = (np.log((K[i, None] - n[None, 1:] + 1.0) / Z[i, None])
-                         - np.log(x_n[:, 1:]))
+            if cfg.open:
+                log_birth = np.broadcast_to(np.log(cfg.lam[i, None]), (i.size, width - 1))
+            else:
+                log_birth = np.log((K[i, None] - n[None, 1:] + 1.0) / Z[i, None])
+            log_ratio = log_birth - np.log(x_n[:, 1:])
+        log_ratio[batch[i]] = 0.0  # replaced below
         p = np.exp(log_stationary_distribution(log_ratio, top[i]))
-        block = _metrics(p, K[i], B[i], T[i], Z[i], throughput=_row_sums(p * x_n),
+        if batch[i].any():
+            p[batch[i]] = (n[None, :] == top[i][batch[i], None]).astype(np.float64)
+        block = _metrics(p, cfg.rows(i), throughput=_row_sums(p * x_n),
                          utilization=_row_sums(p * u_n))
         for key, value in block.items():
             metrics[key][i] = value
         levels[_ranges(offsets[i], top[i] + 1)] = p[n[None, :] <= top[i, None]]
     return metrics, levels, offsets
+
+
+def _plain_inner(cfg: _Batch, holders: np.ndarray) -> np.ndarray:
+    """The configurations whose inner network is a queue and a delay: one processor and no
+    pool limit below the holders."""
+    return (cfg.p == 1) & (cfg.C >= holders)
+
+
+def _inner(cfg: _Batch, holders: np.ndarray):
+    """Throughput and processor utilization of the inner networks with 0..holders holders
+    (flat arrays; ``starts[i]`` is configuration i's entry of 0 holders): a queue and a
+    delay by :func:`_inner_networks`, the others by :func:`_inner_product_form`."""
+    plain = _plain_inner(cfg, holders)
+    if plain.all():
+        return _inner_networks(holders, cfg.cpu, cfg.wait, cfg.T, cfg.theta, cfg.phi)
+    starts = np.concatenate([[0], np.cumsum(holders + 1)[:-1]])
+    x, u = np.zeros(int(np.sum(holders + 1))), np.zeros(int(np.sum(holders + 1)))
+    for mask, solve in ((plain, _plain_part), (~plain, _inner_product_form)):
+        idx = np.flatnonzero(mask)
+        if idx.size:
+            px, pu, pstarts = solve(cfg.rows(idx), holders[idx])
+            where = _ranges(starts[idx], holders[idx] + 1)
+            x[where], u[where] = px, pu
+    return x, u, starts
+
+
+def _plain_part(cfg: _Batch, holders: np.ndarray):
+    return _inner_networks(holders, cfg.cpu, cfg.wait, cfg.T, cfg.theta, cfg.phi)
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -250,6 +376,248 @@ def _row_blocks(sizes: np.ndarray):
         stop = min(sizes.size, start + max(1, _BLOCK_ELEMENTS // (int(sizes[start]) + 1)))
         yield slice(start, stop)
         start = stop
+
+
+def _log_weights(c: np.ndarray, m: Any, log_ratio: Any, p: Any, C: Any) -> np.ndarray:
+    """``log(a(c) b(m - c))`` up to a constant of each ``m``: ``c log(s_c / s_w)`` minus the
+    logs of ``prod_{i<=c} min(i, p)`` and ``prod_{i<=m-c} min(i, C)`` (by ``gammaln``, exact
+    to rounding and elementwise)."""
+    w = m - c
+    return (c * log_ratio - _log_falling(c, p) - _log_falling(w, C))
+
+
+def _log_falling(k: np.ndarray, servers: Any) -> np.ndarray:
+    """``log prod_{i=1..k} min(i, servers)`` = ``log min(k, s)! + (k - s)+ log s``."""
+    k = np.asarray(k, dtype=np.float64)
+    s = np.asarray(servers, dtype=np.float64)
+    return gammaln(np.minimum(k, s) + 1.0) + np.maximum(k - s, 0.0) * np.log(s)
+
+
+def _inner_product_form(cfg: _Batch, holders: np.ndarray):
+    """The inner networks of several processors and a pool, for m = 0..holders of each
+    configuration, in flat arrays like :func:`_inner_networks`.
+
+    With ``m`` holders, ``c`` on the processors and ``w = m - c`` past them, the closed network
+    has the product form ``P(c) ~ a(c) b(m - c)`` with ``a(c) = s_c^c / prod_{i<=c} min(i, p)``
+    and ``b(w) = s_w^w / prod_{i<=w} min(i, C)``; ``X_in(m) = E[min(c, p)] / s_c(m)`` and the
+    processors' utilization ``E[min(c, p)] / p``. ``s_c(m)`` carries the overhead of ``m`` busy
+    threads. The terms of each ``m`` are taken from their largest (no overflow), and summed in
+    order of ``c`` (so padding and the other rows change no bit). Without a processor phase
+    ``X_in(m) = min(m, C) / s_w``; without a waiting phase ``X_in(m) = min(m, p) / s_c(m)``.
+    O(m) work per holder count."""
+    starts = np.concatenate([[0], np.cumsum(holders + 1)[:-1]])
+    size = int(np.sum(holders + 1))
+    owner = np.repeat(np.arange(holders.size), holders + 1)
+    m = np.arange(size) - starts[owner]
+    demand = cpu_time_per_request(cfg.cpu[owner], np.maximum(m, 1), cfg.T[owner],
+                                  cfg.theta[owner], cfg.phi[owner])
+    p, C, wait = cfg.p[owner], cfg.C[owner], cfg.wait[owner]
+    x, u = np.zeros(size), np.zeros(size)
+    present = m > 0
+    no_wait = present & (wait == 0)
+    x[no_wait] = np.minimum(m, p)[no_wait] / demand[no_wait]
+    u[no_wait] = np.minimum(m, p)[no_wait] / p[no_wait]
+    no_cpu = present & (cfg.cpu[owner] == 0)
+    x[no_cpu] = np.minimum(m, C)[no_cpu] / wait[no_cpu]
+    two = present & ~no_wait & ~no_cpu
+    # with thread overhead each holder count has its own processor time: each m on its own
+    loaded = np.flatnonzero(two & (cfg.theta[owner] > 0))
+    if loaded.size:
+        busy = _mean_busy_processors(m[loaded], np.log(demand[loaded] / wait[loaded]),
+                                     p[loaded], C[loaded])
+        x[loaded] = busy / demand[loaded]
+        u[loaded] = busy / p[loaded]
+    plain = np.flatnonzero((cfg.theta == 0) & (cfg.cpu > 0) & (cfg.wait > 0) & (holders > 0))
+    if plain.size:
+        _product_form_recursion(x, u, starts[plain], holders[plain], cfg.cpu[plain],
+                                cfg.wait[plain], cfg.p[plain], cfg.C[plain])
+    return x, u, starts
+
+
+#: Probabilities below this are set to 0 in :func:`_product_form_recursion` (where they cannot
+#: grow back: past the processors, or with at most 200 of them, whose factors p / c could
+#: raise them at most e^200-fold, to below 1e-213).
+_NEGLIGIBLE = 1e-300
+
+
+def _product_form_recursion(x, u, starts, holders, cpu, wait, p, C) -> None:
+    """The inner networks without overhead by the recursion of the product form over m:
+    ``P_m(c) = X(m) (s_c / min(c, p)) P_{m-1}(c - 1)`` for c >= 1 and
+    ``P_m(0) = X(m) (s_w / min(m, C)) P_{m-1}(0)``, ``X(m) = 1 / sum`` of the unnormalized
+    terms (``P_m(c) = a(c) b(m - c) / G(m)`` and ``X(m) = G(m - 1) / G(m)``): positive terms
+    only, no subtraction, O(m) work per holder count. Written into ``x`` (``X(m)``) and ``u``
+    (``X(m) s_c / p``) from ``starts + 1``.
+
+    Configurations go together in blocks of similar size, longest first; a block works on the
+    columns where some of its rows are not 0, and sums each row in order, so a configuration's
+    numbers are the same, to the last bit, alone or with others."""
+    order = np.argsort(-holders, kind="stable")
+    for rows in _row_blocks(holders[order]):
+        i = order[rows]
+        _recursion_block(x, u, starts[i], holders[i], cpu[i], wait[i], p[i], C[i])
+
+
+def _recursion_block(x, u, starts, holders, cpu, wait, p, C) -> None:
+    rows, top = holders.size, int(holders[0])
+    dist = np.zeros((rows, top + 2))
+    dist[:, 0] = 1.0
+    columns = np.arange(top + 2)
+    # a(c) / a(c - 1) = s_c / min(c, p), column c (column 0 unused)
+    step = cpu[:, None] / np.maximum(np.minimum(columns[None, :], p[:, None]), 1)
+    # where a probability may be set to 0 (see _NEGLIGIBLE)
+    droppable = (p[:, None] <= 200) | (columns[None, :] >= p[:, None])
+    low, high = 0, 0  # the columns where some row is not 0
+    descending = -holders
+    for m in range(1, top + 1):
+        going = int(np.searchsorted(descending, -m, side="right"))  # rows with holders >= m
+        terms = np.empty((going, high + 2 - low))
+        # the column before low is 0 in every row
+        np.multiply(step[:going, low + 1:high + 2], dist[:going, low:high + 1],
+                    out=terms[:, 1:])
+        if low == 0:
+            terms[:, 0] = wait[:going] / np.minimum(m, C[:going]) * dist[:going, 0]
+        else:
+            terms[:, 0] = 0.0
+        total = np.add.accumulate(terms, axis=1)[:, -1]
+        xm = 1.0 / total
+        terms /= total[:, None]
+        terms[(terms < _NEGLIGIBLE) & droppable[:going, low:high + 2]] = 0.0
+        dist[:going, low:high + 2] = terms
+        x[starts[:going] + m] = xm
+        u[starts[:going] + m] = xm * cpu[:going] / p[:going]
+        high += 1
+        while high > low and not terms[:, high - low].any():
+            high -= 1
+        while low < high and not terms[:, 0].any():
+            terms = terms[:, 1:]
+            low += 1
+
+
+def _log_weights(c: np.ndarray, m: Any, log_ratio: Any, p: Any, C: Any) -> np.ndarray:
+    """``log(a(c) b(m - c))`` up to a constant of each ``m``: ``c log(s_c / s_w)`` minus the
+    logs of ``prod_{i<=c} min(i, p)`` and ``prod_{i<=m-c} min(i, C)`` (by ``gammaln``, exact
+    to rounding and elementwise)."""
+    w = m - c
+    return (c * log_ratio - _log_falling(c, p) - _log_falling(w, C))
+
+
+def _log_falling(k: np.ndarray, servers: Any) -> np.ndarray:
+    """``log prod_{i=1..k} min(i, servers)`` = ``log min(k, s)! + (k - s)+ log s``."""
+    k = np.asarray(k, dtype=np.float64)
+    s = np.asarray(servers, dtype=np.float64)
+    return gammaln(np.minimum(k, s) + 1.0) + np.maximum(k - s, 0.0) * np.log(s)
+
+
+def _inner_product_form(cfg: _Batch, holders: np.ndarray):
+    """The inner networks of several processors and a pool, for m = 0..holders of each
+    configuration, in flat arrays like :func:`_inner_networks`.
+
+    With ``m`` holders, ``c`` on the processors and ``w = m - c`` past them, the closed network
+    has the product form ``P(c) ~ a(c) b(m - c)`` with ``a(c) = s_c^c / prod_{i<=c} min(i, p)``
+    and ``b(w) = s_w^w / prod_{i<=w} min(i, C)``; ``X_in(m) = E[min(c, p)] / s_c(m)`` and the
+    processors' utilization ``E[min(c, p)] / p``. ``s_c(m)`` carries the overhead of ``m`` busy
+    threads. The terms of each ``m`` are taken from their largest (no overflow), and summed in
+    order of ``c`` (so padding and the other rows change no bit). Without a processor phase
+    ``X_in(m) = min(m, C) / s_w``; without a waiting phase ``X_in(m) = min(m, p) / s_c(m)``.
+    O(m) work per holder count."""
+    starts = np.concatenate([[0], np.cumsum(holders + 1)[:-1]])
+    size = int(np.sum(holders + 1))
+    owner = np.repeat(np.arange(holders.size), holders + 1)
+    m = np.arange(size) - starts[owner]
+    demand = cpu_time_per_request(cfg.cpu[owner], np.maximum(m, 1), cfg.T[owner],
+                                  cfg.theta[owner], cfg.phi[owner])
+    p, C, wait = cfg.p[owner], cfg.C[owner], cfg.wait[owner]
+    x, u = np.zeros(size), np.zeros(size)
+    present = m > 0
+    no_wait = present & (wait == 0)
+    x[no_wait] = np.minimum(m, p)[no_wait] / demand[no_wait]
+    u[no_wait] = np.minimum(m, p)[no_wait] / p[no_wait]
+    no_cpu = present & (cfg.cpu[owner] == 0)
+    x[no_cpu] = np.minimum(m, C)[no_cpu] / wait[no_cpu]
+    two = present & ~no_wait & ~no_cpu
+    # with thread overhead each holder count has its own processor time: each m on its own
+    loaded = np.flatnonzero(two & (cfg.theta[owner] > 0))
+    if loaded.size:
+        busy = _mean_busy_processors(m[loaded], np.log(demand[loaded] / wait[loaded]),
+                                     p[loaded], C[loaded])
+        x[loaded] = busy / demand[loaded]
+        u[loaded] = busy / p[loaded]
+    plain = np.flatnonzero((cfg.theta == 0) & (cfg.cpu > 0) & (cfg.wait > 0) & (holders > 0))
+    if plain.size:
+        _product_form_recursion(x, u, starts[plain], holders[plain], cfg.cpu[plain],
+                                cfg.wait[plain], cfg.p[plain], cfg.C[plain])
+    return x, u, starts
+
+
+#: Probabilities below this are set to 0 in :func:`_product_form_recursion` (where they cannot
+#: grow back: past the processors, or with at most 200 of them, whose factors p / c could
+#: raise them at most e^200-fold, to below 1e-213).
+_NEGLIGIBLE = 1e-300
+
+
+def _product_form_recursion(x, u, starts, holders, cpu, wait, p, C) -> None:
+    """The inner networks without overhead by the recursion of the product form over m:
+    ``P_m(c) = X(m) (s_c / min(c, p)) P_{m-1}(c - 1)`` for c >= 1 and
+    ``P_m(0) = X(m) (s_w / min(m, C)) P_{m-1}(0)``, ``X(m) = 1 / sum`` of the unnormalized
+    terms (``P_m(c) = a(c) b(m - c) / G(m)`` and ``X(m) = G(m - 1) / G(m)``): positive terms
+    only, no subtraction, O(m) work per holder count. Written into ``x`` (``X(m)``) and ``u``
+    (``X(m) s_c / p``) from ``starts + 1``.
+
+    Configurations go together in blocks of similar size, longest first; a block works on the
+    columns where some of its rows are not 0, and sums each row in order, so a configuration's
+    numbers are the same, to the last bit, alone or with others."""
+    order = np.argsort(-holders, kind="stable")
+    for rows in _row_blocks(holders[order]):
+        i = order[rows]
+        _recursion_block(x, u, starts[i], holders[i], cpu[i], wait[i], p[i], C[i])
+
+
+def _recursion_block(x, u, starts, holders, cpu, wait, p, C) -> None:
+    rows, top = holders.size, int(holders[0])
+    dist = np.zeros((rows, top + 2))
+    dist[:, 0] = 1.0
+    low, high = 0, 0  # the columns where some row is not 0
+    protect = (p > 200)[:, None]
+    descending = -holders
+    for m in range(1, top + 1):
+        going = int(np.searchsorted(descending, -m, side="right"))  # rows with holders >= m
+        c = np.arange(low, high + 2)
+        terms = np.empty((going, c.size))
+        # a(c) / a(c - 1) = s_c / min(c, p); the column before low is 0 in every row
+        terms[:, 1:] = (cpu[:going, None] / np.minimum(c[1:], p[:going, None])
+                        * dist[:going, low:high + 1])
+        if low == 0:
+            terms[:, 0] = wait[:going] / np.minimum(m, C[:going]) * dist[:going, 0]
+        else:
+            terms[:, 0] = 0.0
+        total = np.add.accumulate(terms, axis=1)[:, -1]
+        xm = 1.0 / total
+        terms /= total[:, None]
+        terms[(terms < _NEGLIGIBLE) & ~(protect[:going] & (c[None, :] < p[:going, None]))] = 0.0
+        dist[:going, low:high + 2] = terms
+        x[starts[:going] + m] = xm
+        u[starts[:going] + m] = xm * cpu[:going] / p[:going]
+        used = np.flatnonzero(terms.any(axis=0))
+        low, high = low + int(used[0]), low + int(used[-1])
+
+
+def _mean_busy_processors(m, log_ratio, p, C) -> np.ndarray:
+    """``E[min(c, p)]`` under ``P(c) ~ a(c) b(m - c)``, ``c = 0..m``, one row per entry, in
+    blocks of about _BLOCK_ELEMENTS numbers (rows sorted by m, longest first)."""
+    order = np.argsort(-m, kind="stable")
+    out = np.empty(m.size)
+    for rows in _row_blocks(m[order]):
+        i = order[rows]
+        width = int(m[i].max()) + 1
+        c = np.arange(width, dtype=np.float64)[None, :]
+        mi = m[i, None].astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            log_terms = _log_weights(c, mi, log_ratio[i, None], p[i, None], C[i, None])
+        log_terms[c > mi] = -np.inf
+        terms = np.exp(log_terms - log_terms.max(axis=1, keepdims=True))
+        total = _row_sums(terms)
+        out[i] = _row_sums(terms * np.minimum(c, p[i, None])) / total
+    return out
 
 
 def _inner_networks(holders, cpu, wait, T, theta, phi):
@@ -337,30 +705,40 @@ def _row_sums(values: np.ndarray) -> np.ndarray:
     return np.add.accumulate(values, axis=1)[:, -1]
 
 
-def _metrics(levels: np.ndarray, K, B, T, Z, *, throughput, utilization) -> dict:
-    """The finite-source metrics from rows of ``P(n in system)`` (zero-padded), the
-    throughput and the CPU's utilization."""
+def _metrics(levels: np.ndarray, cfg: _Batch, *, throughput, utilization) -> dict:
+    """The metrics from rows of ``P(n admitted)`` (zero-padded), the throughput and the
+    processors' utilization."""
+    K, B, T = cfg.K, cfg.B, cfg.T
     n = np.arange(levels.shape[1])[None, :]
     held = np.minimum(n, T[:, None])
-    full = np.where(B <= K, levels[np.arange(K.size), np.minimum(K, B)], 0.0)
-    lost = np.where(B <= K, (K - B) * full, 0.0)  # no -0.0 when B > K
     mean = _row_sums(levels * n)
-    thinking = _row_sums(levels * (K[:, None] - n).clip(0))  # sum_n (K - n) p_n, positive
     queue_length = _row_sums(levels * (n - held))
-    return {
+    out = {
         "throughput": throughput,
         "response_time": mean / throughput,
         "utilization": np.minimum(utilization, 1.0),
         "mean_in_system": mean,
         "p0": levels[:, 0].copy(),
-        "error_rate": full,
-        "rejection_probability": lost / thinking,
-        "attempt_rate": thinking / Z,
-        "drop_rate": lost / Z,
         "busy_threads": _row_sums(levels * held),
         "queue_length": queue_length,
         "queue_wait": queue_length / throughput,
     }
+    rows = np.arange(B.size)
+    if cfg.open:
+        full = levels[rows, B]
+        out.update(error_rate=full, rejection_probability=full.copy(),
+                   attempt_rate=cfg.lam.copy(), drop_rate=cfg.lam * full)
+        return out
+    full = np.where(B <= K, levels[rows, np.minimum(K, B)], 0.0)
+    lost = np.where(B <= K, (K - B) * full, 0.0)  # no -0.0 when B > K
+    thinking = _row_sums(levels * (K[:, None] - n).clip(0))  # sum_n (K - n) p_n, positive
+    batch = cfg.batch
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out.update(error_rate=full,
+                   rejection_probability=np.where(batch, 0.0, lost / thinking),
+                   attempt_rate=np.where(batch, throughput, thinking / cfg.Z),
+                   drop_rate=np.where(batch, 0.0, lost / cfg.Z))
+    return out
 
 
 def _ragged(padded: np.ndarray, top: np.ndarray):
@@ -373,30 +751,88 @@ def _ragged(padded: np.ndarray, top: np.ndarray):
 # --------------------------------------------------------------------------- checks
 
 
-def _validated(clients, capacity, threads, cpu_time, wait_time, think_time, thread_overhead,
-               pool_overhead, method):
-    K = as_integer(clients, "clients")
-    B = as_integer(capacity, "capacity")
-    T = as_integer(threads, "threads")
-    cpu = as_time(cpu_time, "cpu_time", TIME_RANGE, zero=True)
-    wait = as_time(wait_time, "wait_time", TIME_RANGE, zero=True)
-    Z = as_time(think_time, "think_time", TIME_RANGE)
-    theta = as_nonnegative(thread_overhead, "thread_overhead")
-    phi = as_nonnegative(pool_overhead, "pool_overhead")
-    K, B, T, cpu, wait, Z, theta, phi = broadcast(*zip(_NAMES, (K, B, T, cpu, wait, Z, theta,
-                                                                phi), strict=True))
-    if ((cpu == 0) & (wait == 0)).any():
-        raise ValueError("cpu_time and wait_time must not both be 0 (one must be > 0)")
-    _check_overhead(cpu, T, theta, phi)
-    top = np.minimum(K, B)
-    if top.max() > MAX_STATES:
-        raise ValueError(f"min(capacity, clients) must be <= MAX_STATES = {MAX_STATES}, got "
-                         f"{int(top.max())}")
+def _validated(clients, capacity, threads, cpu_time, wait_time, think_time, arrival_rate,
+               processors, connections, thread_overhead, pool_overhead, method) -> _Batch:
+    is_open = arrival_rate is not None
+    if is_open and (clients is not None or think_time is not None):
+        raise ValueError("arrival_rate must be None when clients and think_time are given: "
+                         "give one workload, open (arrival_rate) or closed (clients and "
+                         "think_time)")
+    if not is_open and (clients is None or think_time is None):
+        raise ValueError("clients and think_time must be given (a closed workload), or "
+                         "arrival_rate instead of both (an open one)")
+    named = {
+        "clients": as_integer(clients, "clients") if not is_open else None,
+        "capacity": as_integer(capacity, "capacity"),
+        "threads": None if threads is None else as_integer(threads, "threads"),
+        "processors": as_integer(processors, "processors"),
+        "connections": None if connections is None else as_integer(connections,
+                                                                   "connections"),
+        "cpu_time": as_time(cpu_time, "cpu_time", TIME_RANGE, zero=True),
+        "wait_time": as_time(wait_time, "wait_time", TIME_RANGE, zero=True),
+        "think_time": None if is_open else as_time(think_time, "think_time", TIME_RANGE,
+                                                   zero=True),
+        "arrival_rate": as_time(arrival_rate, "arrival_rate", TIME_RANGE) if is_open else None,
+        "thread_overhead": as_nonnegative(thread_overhead, "thread_overhead"),
+        "pool_overhead": as_nonnegative(pool_overhead, "pool_overhead"),
+    }
+    given = [(name, value) for name, value in named.items() if value is not None]
+    arrays = dict(zip([name for name, _ in given], broadcast(*given), strict=True))
+    shape = arrays["capacity"].shape
+    flat = {name: value.ravel() for name, value in arrays.items()}
+    B = flat["capacity"]
+    K = B if is_open else flat["clients"]
+    top = B if is_open else np.minimum(K, B)
+    T = top if threads is None else flat["threads"]
+    C = T if connections is None else np.minimum(flat["connections"], T)
+    Z = np.ones(B.size) if is_open else flat["think_time"]
+    lam = flat["arrival_rate"] if is_open else np.zeros(B.size)
+    cfg = _Batch(shape=shape, open=is_open, K=K, B=B, T=T, p=flat["processors"], C=C,
+                 cpu=flat["cpu_time"], wait=flat["wait_time"], Z=Z, lam=lam,
+                 theta=flat["thread_overhead"], phi=flat["pool_overhead"],
+                 echoes=_echoes(arrays, shape))
+    _check_model(cfg, threads is None)
     if method == "exact":
-        _check_exact_work(K, B, T, cpu, wait)
+        _check_exact_work(cfg)
     else:
-        _check_fes_work(K, B, T, cpu, wait, theta)
-    return K, B, T, cpu, wait, Z, theta, phi
+        _check_fes_work(cfg)
+    return cfg
+
+
+_ECHOED = ("clients", "capacity", "threads", "processors", "connections", "cpu_time",
+           "wait_time", "think_time", "arrival_rate", "thread_overhead", "pool_overhead")
+
+
+def _echoes(arrays: dict, shape: tuple[int, ...]) -> dict:
+    """The arguments as given back: Python scalars, arrays of the broadcast shape, or None."""
+    out = {}
+    for name in _ECHOED:
+        if name not in arrays:
+            out[name] = None
+            continue
+        values = arrays[name].reshape(shape)
+        kind = float if values.dtype.kind == "f" else int
+        out[name] = kind(values) if shape == () else values.copy()
+    return out
+
+
+def _check_model(cfg: _Batch, unlimited: bool) -> None:
+    if ((cfg.cpu == 0) & (cfg.wait == 0)).any():
+        raise ValueError("cpu_time and wait_time must not both be 0 (one must be > 0)")
+    if not cfg.open:
+        short = (cfg.Z == 0) & (cfg.B < cfg.K)
+        if short.any():
+            i = int(np.argmax(short))
+            raise ValueError(f"think_time must be > 0 when capacity < clients (0, a batch "
+                             f"population, needs capacity >= clients), got think_time=0 with "
+                             f"capacity={cfg.B[i]} < clients={cfg.K[i]}")
+    if unlimited and (cfg.phi > 0).any():
+        raise ValueError("pool_overhead must be 0 with threads=None (no pool of threads)")
+    _check_overhead(cfg.cpu, cfg.T, cfg.theta, cfg.phi)
+    top = cfg.top
+    if top.max() > MAX_STATES:
+        name = "capacity" if cfg.open else "min(capacity, clients)"
+        raise ValueError(f"{name} must be <= MAX_STATES = {MAX_STATES}, got {int(top.max())}")
 
 
 def _check_overhead(cpu, T, theta, phi) -> None:
@@ -412,46 +848,71 @@ def _check_overhead(cpu, T, theta, phi) -> None:
         )
 
 
-def estimated_seconds(K, B, T, two_phases, theta, method: str) -> float:
+def estimated_seconds(*, clients: Any = None, capacity: Any, threads: Any, two_phases: Any,
+                      thread_overhead: Any = 0.0, method: str, processors: Any = 1,
+                      connections: Any = None) -> float:
     """The measured-cost estimate of one call's time (seconds, 2 cores) that the admission
-    guards compare with :data:`EXACT_MAX_SECONDS` and :data:`FES_MAX_SECONDS`; ``two_phases``
-    (cpu_time > 0 and wait_time > 0) and ``theta`` (thread_overhead) per configuration."""
+    guards compare with :data:`EXACT_MAX_SECONDS` and :data:`FES_MAX_SECONDS`; per
+    configuration (arrays that broadcast): ``clients`` (None: an open workload), ``capacity``,
+    ``threads`` (None: no limit), ``two_phases`` (cpu_time > 0 and wait_time > 0),
+    ``thread_overhead``, ``processors`` and ``connections`` (None: no pool)."""
+    B = np.asarray(capacity)
+    top = B if clients is None else np.minimum(np.asarray(clients), B)
+    T = top if threads is None else np.asarray(threads)
+    C = T if connections is None else np.minimum(np.asarray(connections), T)
+    top, T, C, two, theta, p = np.broadcast_arrays(top, T, C, np.asarray(two_phases, bool),
+                                                   np.asarray(thread_overhead, float),
+                                                   np.asarray(processors))
+    return _estimate(top.ravel(), T.ravel(), C.ravel(), two.ravel(), theta.ravel(),
+                     p.ravel(), method)
+
+
+def _estimate(top, T, C, two_phases, theta, p, method: str) -> float:
     if method == "exact":
-        sizes = _exact_sizes(K, B, T, two_phases)
+        sizes = _exact_sizes(top, T, two_phases)
         # the sparse LU's fill, and so the cost of a state, grows with the chain's width
-        width = np.where(two_phases, np.minimum(T, np.minimum(K, B)), 1).astype(np.float64)
+        width = np.where(two_phases, np.minimum(T, top), 1).astype(np.float64)
         per_state = np.minimum(_EXACT_PER_STATE, 1e-6 + 0.7e-6 * np.sqrt(width))
         return sizes.size * _EXACT_PER_CONFIG + float(np.sum(sizes * per_state))
-    top = np.minimum(K, B)
     holders = np.minimum(T, top)
-    overhead = np.where((theta > 0) & two_phases, holders, 0).astype(np.float64)
-    plain = np.where((theta == 0) & two_phases, holders, 0).astype(np.float64)
+    grid = two_phases & ((p > 1) | (C < holders))
+    overhead = np.where((theta > 0) & two_phases & ~grid, holders, 0).astype(np.float64)
+    plain = np.where((theta == 0) & two_phases & ~grid, holders, 0).astype(np.float64)
+    gridded = np.where(grid & (theta > 0), holders, 0).astype(np.float64)
+    recursed = np.where(grid & (theta == 0), holders, 0).astype(np.float64)
     states = top + 1.0
     return (float(np.sum(np.where(states > _LONG_CHAIN, _FES_PER_LONG_STATE, _FES_PER_STATE)
                          * states))
             + float(np.sum(plain)) * _FES_PER_STEP
-            + float(np.sum(overhead * (overhead + 3.0) / 2)) * _FES_PER_INNER_STATE)
+            + float(np.sum(overhead * (overhead + 3.0) / 2)) * _FES_PER_INNER_STATE
+            + float(np.sum(gridded * (gridded + 3.0) / 2)) * _FES_PER_GRID_TERM
+            + float(np.max(recursed, initial=0.0)) * _FES_PER_RECURSION_STEP
+            + float(np.sum(recursed * (recursed + 3.0) / 2)) * _FES_PER_RECURSION_TERM)
 
 
-def _exact_sizes(K, B, T, two_phases) -> np.ndarray:
-    return np.array([state_count(int(k), int(b), int(t), bool(two))
-                     for k, b, t, two in zip(np.ravel(K), np.ravel(B), np.ravel(T),
-                                             np.ravel(two_phases), strict=True)],
+def _exact_sizes(top, T, two_phases, batch=None) -> np.ndarray:
+    batch = np.zeros(np.size(top), bool) if batch is None else np.ravel(batch)
+    return np.array([state_count(capacity=int(n), threads=int(t), two_phases=bool(two),
+                                 batch=bool(b))
+                     for n, t, two, b in zip(np.ravel(top), np.ravel(T), np.ravel(two_phases),
+                                             batch, strict=True)],
                     dtype=np.float64)
 
 
-def _check_exact_work(K, B, T, cpu, wait) -> None:
-    two_phases = (cpu > 0) & (wait > 0)
-    sizes = _exact_sizes(K, B, T, two_phases)
+def _check_exact_work(cfg: _Batch) -> None:
+    two_phases = (cfg.cpu > 0) & (cfg.wait > 0)
+    top = cfg.top
+    sizes = _exact_sizes(top, cfg.T, two_phases, cfg.batch)
     largest = int(np.argmax(sizes))
     if sizes[largest] > EXACT_MAX_STATES:
+        who = (f"capacity={cfg.B[largest]}" if cfg.open else
+               f"clients={cfg.K[largest]}, capacity={cfg.B[largest]}")
         raise ValueError(
-            f"the exact chain of clients={K.flat[largest]}, capacity={B.flat[largest]}, "
-            f"threads={T.flat[largest]} has {int(sizes[largest])} states, too large: it must "
-            f"have at most EXACT_MAX_STATES = {EXACT_MAX_STATES} (about 8 s and 2 GB); use "
-            "method='fes'"
+            f"the exact chain of {who}, threads={cfg.T[largest]} has {int(sizes[largest])} "
+            f"states, too large: it must have at most EXACT_MAX_STATES = {EXACT_MAX_STATES} "
+            "(about 8 s and 2 GB); use method='fes'"
         )
-    seconds = estimated_seconds(K, B, T, two_phases, 0.0, "exact")
+    seconds = _estimate(top, cfg.T, cfg.C, two_phases, cfg.theta, cfg.p, "exact")
     if seconds > EXACT_MAX_SECONDS:
         raise ValueError(
             f"clients, capacity and threads give {sizes.size} exact chains of "
@@ -461,17 +922,20 @@ def _check_exact_work(K, B, T, cpu, wait) -> None:
         )
 
 
-def _check_fes_work(K, B, T, cpu, wait, theta) -> None:
-    top = np.minimum(K, B)
-    holders = np.minimum(T, top)
-    two_phases = (cpu > 0) & (wait > 0)
-    overhead = np.where((theta > 0) & two_phases, holders, 0)
-    if overhead.max() > FES_MAX_OVERHEAD_THREADS:
+def _check_fes_work(cfg: _Batch) -> None:
+    top = cfg.top
+    holders = np.minimum(cfg.T, top)
+    two_phases = (cfg.cpu > 0) & (cfg.wait > 0)
+    plain = _plain_inner(cfg, holders)
+    own = np.where(two_phases & ((cfg.theta > 0) | ~plain), holders, 0)
+    if own.max() > FES_MAX_OVERHEAD_THREADS:
         raise ValueError(
             "min(threads, capacity, clients) must be <= FES_MAX_OVERHEAD_THREADS = "
-            f"{FES_MAX_OVERHEAD_THREADS} when thread_overhead > 0, got {int(overhead.max())}"
+            f"{FES_MAX_OVERHEAD_THREADS} when thread_overhead > 0, processors > 1 or "
+            f"connections < threads, got {int(own.max())}: use fewer threads or a smaller "
+            "capacity"
         )
-    seconds = estimated_seconds(K, B, T, two_phases, theta, "fes")
+    seconds = _estimate(top, cfg.T, cfg.C, two_phases, cfg.theta, cfg.p, "fes")
     if seconds > FES_MAX_SECONDS:
         raise ValueError(
             f"clients, capacity and threads give {top.size} configurations with "

@@ -47,8 +47,10 @@ def test_thread_pool_at_runs_solves_each_run():
     res = domino.thread_pool_at_runs(est)
     assert res.response_time.shape == (len(grid),)
     for i in (0, 7, 19):
-        one = thread_pool(int(grid["users"][i]), domino.capacity(), int(grid["threads"][i]),
-                          est["cpu_time"], est["wait_time"], est["think_time"],
+        one = thread_pool(clients=int(grid["users"][i]), capacity=domino.capacity(),
+                          threads=int(grid["threads"][i]),
+                          cpu_time=est["cpu_time"], wait_time=est["wait_time"],
+                          think_time=est["think_time"],
                           thread_overhead=est["thread_overhead"],
                           pool_overhead=est["pool_overhead"], method="fes")
         assert res.response_time[i] == pytest.approx(float(one.response_time))

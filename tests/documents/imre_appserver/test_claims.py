@@ -43,7 +43,7 @@ def test_model_curves_are_mm1bk_at_every_client_count():
     assert len(curves) == 2 * 100
     assert curves["capacity"].tolist() == [50] * 100 + [200] * 100
     row = curves[(curves["capacity"] == 50) & (curves["clients"] == 100)].iloc[0]
-    direct = mm1bk(100, 50, 0.14, 4.0)
+    direct = mm1bk(clients=100, capacity=50, service_time=0.14, think_time=4.0)
     for name in ("throughput", "response_time", "error_rate", "rejection_probability"):
         assert row[name] == pytest.approx(float(getattr(direct, name)), rel=1e-12)
     assert row["dropped_per_test"] == pytest.approx(float(direct.drop_rate) * 1200)
@@ -81,7 +81,8 @@ def test_c3_errors_start_above_the_queue_and_small():
     assert v["first_clients_dropping"] == 51
     assert v["dropped_per_test"][60] < 1 < v["dropped_per_test"][70]
     assert 60 < v["first_clients_one_drop_per_test"] < 70
-    assert v["rejection_at_top"] == pytest.approx(float(mm1bk(100, 50, 0.14, 4.0)
+    assert v["rejection_at_top"] == pytest.approx(float(mm1bk(clients=100, capacity=50,
+                                                              service_time=0.14, think_time=4.0)
                                                         .rejection_probability))
     assert "only with a contention overhead" in finding.evidence
 

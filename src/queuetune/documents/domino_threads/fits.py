@@ -80,9 +80,10 @@ def fit_case(case: str, model: str, *, intervals: str = "profile") -> MM1BKFit |
         data["utilization"] = grid["utilization"].to_numpy()
     users = grid["users"].to_numpy()
     if model == "mm1bk":
-        return fit_mm1bk(users, capacity(), **data, intervals=intervals)
+        return fit_mm1bk(clients=users, capacity=capacity(), **data, intervals=intervals)
     if model == "thread_pool":
-        return fit_thread_pool(users, grid["threads"].to_numpy(), **data, capacity=capacity(),
+        return fit_thread_pool(clients=users, threads=grid["threads"].to_numpy(), **data,
+                               capacity=capacity(),
                                free=THREAD_POOL_FREE, intervals=intervals)
     raise ValueError(f"model must be 'mm1bk' or 'thread_pool', got {model!r}")
 
@@ -113,8 +114,9 @@ def thread_pool_at_runs(estimates: dict[str, float]) -> ThreadPoolResult:
         raise ValueError(f"estimates lacks parameter(s) {missing}; it needs {THREAD_POOL_FREE}")
     grid = measurements()
     return thread_pool(
-        grid["users"].to_numpy(), capacity(), grid["threads"].to_numpy(),
-        estimates["cpu_time"], estimates["wait_time"], estimates["think_time"],
+        clients=grid["users"].to_numpy(), capacity=capacity(), threads=grid["threads"].to_numpy(),
+        cpu_time=estimates["cpu_time"], wait_time=estimates["wait_time"],
+        think_time=estimates["think_time"],
         thread_overhead=estimates["thread_overhead"],
         pool_overhead=estimates["pool_overhead"], method="fes")
 

@@ -87,7 +87,7 @@ def model_curves(clients: Sequence[int] | None = None,
     ks = np.arange(1, max(table1("clients")) + 1) if clients is None else np.asarray(clients)
     bs = np.asarray(table1("queue") if capacities is None else capacities)
     K, B = (a.ravel() for a in np.meshgrid(ks, bs))
-    res = mm1bk(K, B, service_time(), think_time())
+    res = mm1bk(clients=K, capacity=B, service_time=service_time(), think_time=think_time())
     return pd.DataFrame({
         "capacity": B.astype(int),
         "clients": K.astype(int),
@@ -133,7 +133,8 @@ def thread_pool_preview(capacity: int, *, threads: Sequence[int] | None = None,
     ks = np.asarray(table1("clients") if clients is None else clients)
     T, K = (a.ravel() for a in np.meshgrid(ts, ks, indexing="ij"))
     S = service_time()
-    res = thread_pool(K, capacity, T, cpu_time=cpu_share * S, wait_time=(1 - cpu_share) * S,
+    res = thread_pool(clients=K, capacity=capacity, threads=T, cpu_time=cpu_share * S,
+                      wait_time=(1 - cpu_share) * S,
                       think_time=think_time(), thread_overhead=thread_overhead, method="exact")
     return pd.DataFrame({
         "threads": T.astype(int), "clients": K.astype(int),
@@ -384,7 +385,8 @@ def _c6():
     top = max(table1("clients"))
     # With the whole of S on the CPU and no overhead the extension is M/M/1/B/K exactly.
     reduced = thread_pool_preview(queue, threads=[few], cpu_share=1.0)
-    plain = mm1bk(reduced["clients"].to_numpy(), queue, service_time(), think_time())
+    plain = mm1bk(clients=reduced["clients"].to_numpy(), capacity=queue,
+                  service_time=service_time(), think_time=think_time())
     reduction = float(np.max(np.abs(reduced["response_time"].to_numpy()
                                     - plain.response_time) / plain.response_time))
     no_overhead = _thread_effect(queue, 0.0)

@@ -92,7 +92,7 @@ def metrics(cpu_share: float, thread_overhead: float = 0.0, pool_overhead: float
     rows = []
     for queue in im.table1("queue"):
         for threads in im.table1("threads"):
-            res = thread_pool(ks, queue, threads, cpu_time=cpu_share * S,
+            res = thread_pool(clients=ks, capacity=queue, threads=threads, cpu_time=cpu_share * S,
                               wait_time=(1 - cpu_share) * S, think_time=Z,
                               thread_overhead=thread_overhead, pool_overhead=pool_overhead,
                               method=method)
@@ -174,8 +174,10 @@ def cell_seconds() -> float:
     """The admission guards' estimate of one cell's time: the exact chains of Table 1's
     queues, pools and client counts (two phases, the costlier case)."""
     ks = np.asarray(im.table1("clients"))
-    return sum(estimated_seconds(ks, np.full(ks.shape, queue), np.full(ks.shape, threads),
-                                 np.full(ks.shape, True), 0.0, "exact")
+    return sum(estimated_seconds(clients=ks, capacity=np.full(ks.shape, queue),
+                                 threads=np.full(ks.shape, threads),
+                                 two_phases=np.full(ks.shape,
+                                                    True), thread_overhead=0.0, method="exact")
                for queue in im.table1("queue") for threads in im.table1("threads"))
 
 

@@ -76,8 +76,9 @@ def model_curves(runs: pd.DataFrame, services: pd.DataFrame, think_time: float,
     for row in settings.itertuples():
         S, s_cpu, s_wait = services.loc[row.split, ["S", "s_cpu", "s_wait"]]
         B = row.capacity
-        single = mm1bk(K, B, S, think_time)
-        pool = thread_pool(K, B, row.threads, s_cpu, s_wait, think_time, method="exact")
+        single = mm1bk(clients=K, capacity=B, service_time=S, think_time=think_time)
+        pool = thread_pool(clients=K, capacity=B, threads=row.threads, cpu_time=s_cpu,
+                           wait_time=s_wait, think_time=think_time, method="exact")
         for name, result in (("M/M/1/B/K", single), ("thread-limited", pool)):
             frames.append(pd.DataFrame({
                 "split": row.split, "work": row.work,
@@ -601,7 +602,8 @@ def pool_bounds(services: pd.DataFrame, threads: Iterable[int], cores: int = 1
     rows = []
     for split, row in services.iterrows():
         for t in threads:
-            c = ceilings(row["s_cpu"], row["S"] - row["s_cpu"], 0.0, int(t), processors=cores)
+            c = ceilings(row["s_cpu"], row["S"] - row["s_cpu"], 0.0, threads=int(t),
+                         processors=cores)
             rows.append({"split": split, "threads": int(t), "pool bound (1/s)": c.pool,
                          "core bound (1/s)": c.processor,
                          "threads that fill the cores": c.processor * row["S"],

@@ -53,8 +53,9 @@ def predict(runs: pd.DataFrame, services: pd.DataFrame, think_time: float) -> pd
     K = runs["clients"].to_numpy(dtype=int)
     B = runs["capacity"].to_numpy(dtype=int)
     T = runs["threads"].to_numpy(dtype=int)
-    single = mm1bk(K, B, S, think_time)
-    pool = thread_pool(K, B, T, s_cpu, s_wait, think_time, method="exact")
+    single = mm1bk(clients=K, capacity=B, service_time=S, think_time=think_time)
+    pool = thread_pool(clients=K, capacity=B, threads=T, cpu_time=s_cpu, wait_time=s_wait,
+                       think_time=think_time, method="exact")
     frames = []
     for name, result in (("M/M/1/B/K", single), ("thread-limited", pool)):
         frames.append(pd.DataFrame({
@@ -75,15 +76,15 @@ def fit_split(runs: pd.DataFrame, think_time: float, *, contention: bool = False
     R = runs["response_time"].to_numpy(dtype=float)
     X = runs["throughput"].to_numpy(dtype=float)
     fits: dict[str, qfit.Fit] = {
-        "M/M/1/B/K": qfit.fit_mm1bk(K, B, response_time=R, throughput=X,
+        "M/M/1/B/K": qfit.fit_mm1bk(clients=K, capacity=B, response_time=R, throughput=X,
                                     fixed={"think_time": think_time}),
         "thread-limited": qfit.fit_thread_pool(
-            K, T, response_time=R, throughput=X, capacity=B,
+            clients=K, threads=T, response_time=R, throughput=X, capacity=B,
             free=("cpu_time", "wait_time"), fixed={"think_time": think_time}),
     }
     if contention:
         fits["thread-limited + contention"] = qfit.fit_thread_pool(
-            K, T, response_time=R, throughput=X, capacity=B,
+            clients=K, threads=T, response_time=R, throughput=X, capacity=B,
             free=("cpu_time", "wait_time", "thread_overhead"),
             fixed={"think_time": think_time})
     return fits

@@ -1,0 +1,638 @@
+"""Sizing a server: processors, threads, a connection pool and the admission bound, for a load.
+
+The server, in the book's words. At most ``B`` requests are admitted (waiting for a thread or
+holding one); a request that finds ``B`` admitted is refused (a closed client thinks again, an
+open arrival is lost). An admitted request takes a free thread or waits for one, first come
+first served. It then needs its processor time (mean ``s_c``, exponential, processor sharing
+over ``p`` processors: with ``c`` requests in that phase they complete at rate
+``min(c, p)/s_c``), and then waits (mean ``s_w``, exponential, no processor) while its thread
+holds one of ``C`` connections; a thread that finds no free connection waits for one, FCFS,
+holding its thread and no processor.
+
+The sizing solves it by the flow-equivalent server (FES), with these definitions (the
+calculator page, ``book/_static/calculator/sizing.js``, computes exactly the same, step by
+step, and a browser test holds the two to 1e-6 relative):
+
+1. **Thread holders.** With ``m`` holders, the holders form a closed product-form network of
+   the processor (weights ``a(c) = s_c^c / prod_{i<=c} min(i, p)``) and the pool
+   (``b(w) = s_w^w / prod_{i<=w} min(i, C)``; no pool: ``b(w) = s_w^w / w!``). Their
+   throughput is ``X_in(m) = sum_c pi_m(c) min(c, p)/s_c = G(m-1)/G(m)`` with
+   ``pi_m(c)`` proportional to ``a(c) b(m - c)`` and ``G(m) = sum_c a(c) b(m - c)``;
+   ``X_in(0) = 0``; ``s_w = 0`` gives ``min(m, p)/s_c``. Its limit is
+   ``X_lim = min(p/s_c, C/s_w)`` (``p/s_c`` without a pool). :func:`holders_throughput`
+   computes it stably: ``pi_m`` is kept normalized and updated from ``m`` to ``m + 1`` (``q(c)
+   = pi_m(c) s_w / min(m + 1 - c, C)``, ``q(m + 1) = pi_m(m) s_c / min(m + 1, p)``,
+   ``X_in(m + 1) = 1 / sum q``, ``pi_{m+1} = q X_in(m + 1)``), and the entries below
+   :data:`TRIM` at either end of its support are dropped (an effect below 1e-28 relative):
+   ``O(width)`` per step, no overflow. With a pool, ``G`` has the rational generating
+   function ``N(z) / ((1 - z s_c/p)(1 - z s_w/C))`` with a numerator of degree ``p + C``, so
+   for ``m > p + C`` the ratio follows the two-term recurrence
+   ``1/X_in(m) = s_c/p + s_w/C - (s_c/p)(s_w/C) X_in(m - 1)``: ``O(1)`` per step.
+   ``X_in`` has **converged** at the first ``m*`` with ``X_in(m*) >= (1 - CONVERGED) X_lim``
+   (:data:`CONVERGED` = 1e-13); from there on ``X_in(m) = X_in(m*)``.
+2. **Admitted requests** ``n = 0..B`` form a birth-death chain: death rate
+   ``X_in(min(n, T))`` (``T = None``, virtual threads: ``X_in(n)``), birth ``lambda`` (open
+   arrivals) or ``(K - n)/Z`` (closed: ``K`` clients thinking ``Z``; ``Z = 0`` puts the chain at
+   ``min(K, B)``). Throughput ``X = sum pi(n) X_in(min(n, T))``, response time ``R = L/X``
+   (Little's law, ``L`` the mean admitted), utilization ``U = X s_c/p``, share refused
+   ``pi(B)`` (open) or ``pi(B)(K - B) / sum pi(n)(K - n)`` (closed: the share of the requests
+   sent; with ``Z = 0`` and ``K > B`` its limit, 1). ``T = None`` is ``T = m*`` (the death
+   rate is constant from there), but for open arrivals the chain is cut earlier, at the first
+   ``n`` where the rest of the chain, bounded by a geometric series of ratio
+   ``r = lambda/X_in(n) < 1``, weighs at most :data:`TAIL` (1e-16) of what lies before:
+   ``w(n) r/(1 - r) <= TAIL sum_{k<=n} w(k)``; the cut is then ``T = n``. ``B = None``
+   (unbounded) is allowed for open arrivals where the chain is stable (``lambda < X_in(T)``,
+   ``lambda < X_lim`` with ``T = None``); with a constant death rate beyond ``min(T, B)`` the
+   chain's tail is a geometric series, summed in closed form (``B`` may be 10^10).
+3. **The sizing** (:func:`size`): see its docstring.
+
+Limits: ``p`` up to 4096, rates up to 1e7/s, up to 10^5 clients, up to 10^5 threads, pools up
+to 10^5; a call whose work passes an estimate of about 10 s (:data:`MAX_WORK`, counted as the
+recursion of definition 1 goes) is refused, naming the way out.
+
+>>> s = size(processors=18, cpu_time=0.04, wait_time=0.2, arrival_rate=300)
+>>> s.processors_needed, s.connections, s.threads, s.capacity
+(18, 65, 77, 759)
+>>> round(s.utilization, 3), round(s.response_time * 1000, 1)
+(0.667, 275.2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._validation import integer, real
+
+__all__ = [
+    "LIMITS", "TRIM", "CONVERGED", "TAIL", "Holders", "ServerState", "Sizing",
+    "holders_throughput", "solve", "size", "erlang_c_connections",
+]
+
+#: Documented ranges of the inputs (SI units).
+LIMITS = {
+    "processors": (1, 4096),
+    "cpu_time": (1e-6, 1e3),
+    "wait_time": (1e-6, 1e3),
+    "arrival_rate": (1e-6, 1e7),
+    "clients": (1, 10**5),
+    "think_time": (0.0, 1e5),
+    "connections": (1, 10**5),
+    "threads": (1, 10**5),
+    "max_response_time": (1e-6, 3.6e3),
+    "capacity": (1, 10**12),
+}
+#: Entries of the normalized holder distribution dropped at either end of its support.
+TRIM = 1e-30
+#: Relative distance to X_lim at which X_in counts as converged.
+CONVERGED = 1e-13
+#: Relative weight of an open chain's tail at which T = None is cut.
+TAIL = 1e-16
+#: Work of the thread holders' recursion counted as it goes, in units of about 20 ns (one
+#: entry of a holder distribution updated; a step of the recursion costs 1250 units more, about
+#: 25 us, and one of the two-term recurrence 25), and refused above about 10 s of it (measured
+#: on the 2-core machine of scripts/benchmark_sizing.py).
+MAX_WORK = 5e8
+STEP_WORK = 1250
+RECURRENCE_WORK = 25
+#: Largest number of holders for which X_in is computed before it converges.
+MAX_HOLDERS = 4 * 10**6
+
+
+# --------------------------------------------------------------------------- thread holders
+
+
+class Holders:
+    """X_in(m) of one processor/pool configuration, extended on demand (definition 1)."""
+
+    def __init__(self, *, processors: int, cpu_time: float, wait_time: float,
+                 connections: int | None) -> None:
+        self.p, self.s_c, self.s_w, self.C = processors, cpu_time, wait_time, connections
+        no_pool = connections is None or wait_time == 0
+        pool_limit = math.inf if no_pool else connections / wait_time
+        self.limit = min(processors / cpu_time, pool_limit)
+        self.values = [0.0]
+        self.converged: int | None = None  # m*, once reached
+        self.work = 0.0
+        self._pi = np.ones(1)
+        self._lo = 0
+        self._pool_ratio = np.zeros(0)
+
+    def upto(self, m: int) -> np.ndarray:
+        """X_in(0..m) as an array (computing what is missing)."""
+        while len(self.values) <= m and self.converged is None:
+            self._step()
+        out = np.asarray(self.values[: m + 1], dtype=np.float64)
+        if len(out) <= m:
+            out = np.concatenate([out, np.full(m + 1 - len(out), self.values[-1])])
+        return out
+
+    def at(self, m: int) -> float:
+        """X_in(m)."""
+        while len(self.values) <= m and self.converged is None:
+            self._step()
+        return self.values[min(m, len(self.values) - 1)]
+
+    def until_converged(self, cap: int) -> int:
+        """m*, or ``cap`` if X_in has not converged by then."""
+        while self.converged is None and len(self.values) <= cap:
+            self._step()
+        return self.converged if self.converged is not None else cap
+
+    def _step(self) -> None:
+        m = len(self.values) - 1  # the last computed population
+        if m + 1 > MAX_HOLDERS:
+            raise ValueError(
+                f"the thread holders' throughput has not converged after {MAX_HOLDERS} "
+                "holders (a pool nearly as fast as the processors, or no pool with a wait "
+                "far longer than the processor time): give threads= or connections=")
+        if self.s_w == 0.0:
+            x = min(m + 1, self.p) / self.s_c
+        elif self.C is not None and m >= self.p + self.C:
+            ra, rb = self.s_c / self.p, self.s_w / self.C
+            x = 1.0 / (ra + rb - ra * rb * self.values[-1])
+            self.work += RECURRENCE_WORK
+        else:
+            x = self._window_step(m)
+        self.values.append(x)
+        if x >= (1.0 - CONVERGED) * self.limit:
+            self.converged = m + 1
+
+    def _window_step(self, m: int) -> float:
+        pi, lo, k = self._pi, self._lo, len(self._pi)
+        top = m + 1 - lo  # requests in the pool at m + 1 when lo are at the processor
+        while len(self._pool_ratio) <= top:
+            self._extend_pool_ratio()
+        q = np.empty(k + 1)
+        np.multiply(pi, self._pool_ratio[top - k + 1: top + 1][::-1], out=q[:-1])
+        q[-1] = pi[-1] * (self.s_c / min(lo + k, self.p))
+        total = float(q.sum())
+        q *= 1.0 / total
+        first, last = 0, k
+        while q[first] < TRIM:
+            first += 1
+        while q[last] < TRIM:
+            last -= 1
+        self._pi = q[first: last + 1]
+        self._lo = lo + first
+        self.work += k + 1 + STEP_WORK
+        if self.work > MAX_WORK:
+            raise ValueError(
+                "the thread holders' throughput needs more than an estimated 10 s "
+                f"(beyond {m} holders): give fewer threads= or connections=, or a shorter "
+                "wait_time")
+        return 1.0 / total
+
+    def _extend_pool_ratio(self) -> None:
+        """s_w / min(w, C) for w = 0, 1, ... (entry 0 unused), doubled in length."""
+        w = np.arange(max(64, 2 * len(self._pool_ratio)), dtype=np.float64)
+        w[0] = 1.0
+        self._pool_ratio = self.s_w / (w if self.C is None else np.minimum(w, self.C))
+
+
+def holders_throughput(*, processors: int, cpu_time: float, wait_time: float,
+                       connections: int | None = None, holders: int) -> np.ndarray:
+    """X_in(0..holders): the throughput of ``m`` thread holders (definition 1 above).
+
+    >>> x = holders_throughput(processors=1, cpu_time=0.02, wait_time=0.0, holders=2)
+    >>> x.tolist()
+    [0.0, 50.0, 50.0]
+    """
+    p, s_c, s_w, C, _ = _resources(processors, cpu_time, wait_time, connections, None)
+    m = integer(holders, "holders", low=0, high=MAX_HOLDERS)
+    return Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C).upto(m)
+
+
+# --------------------------------------------------------------------------- admitted requests
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """The server's mean behaviour under one load (definition 2): ``throughput`` X (1/s),
+    ``response_time`` R (s, mean, admitted requests), ``utilization`` of the processors,
+    ``refused`` share, ``admitted`` L (mean admitted requests); ``stable`` is False for an open
+    load the server cannot complete with no bound on admissions (then R is infinite)."""
+
+    throughput: float
+    response_time: float
+    utilization: float
+    refused: float
+    admitted: float
+    stable: bool = True
+
+
+def _weights(log_w: np.ndarray, top: float | None = None) -> np.ndarray:
+    """exp(log_w - top) (top: the largest), with the weights below e^-700 set to 0: a
+    subnormal float slows every sum over it a hundredfold."""
+    shifted = log_w - (log_w.max() if top is None else top)
+    return np.where(shifted > -700.0, np.exp(np.maximum(shifted, -700.0)), 0.0)
+
+
+def _geometric(log_r: float, n: float) -> tuple[float, float]:
+    """(log S0, S1/S0) of S0 = sum_{j=0}^{n} r^j, S1 = sum j r^j (n may be inf when r < 1)."""
+    x = log_r
+    if n == 0:
+        return 0.0, 0.0
+    if math.isinf(n):
+        return -math.log(-math.expm1(x)), 1.0 / math.expm1(-x)
+    if abs(x) * (n + 1) < 1e-4:
+        return (math.log(n + 1) + x * n / 2 + x * x * n * (n + 2) / 24,
+                n / 2 + x * n * (n + 2) / 12)
+    if x > 0:
+        log_s0, mean = _geometric(-x, n)
+        return n * x + log_s0, n - mean
+    log_s0 = math.log(-math.expm1((n + 1) * x)) - math.log(-math.expm1(x))
+    far = -(n + 1) * x > 700  # r^(n+1) below 1e-304: the series is summed to infinity
+    return log_s0, 1.0 / math.expm1(-x) - (0.0 if far else (n + 1) / math.expm1(-(n + 1) * x))
+
+
+def _open(h: Holders, s: _Setting, rate: float) -> ServerState:
+    T, B = s.threads, s.capacity
+    if T is None:
+        T = _open_cut(h, rate, B)
+    n0 = T if B is None else min(T, B)
+    x = h.upto(n0)
+    top_rate = h.at(T)  # the death rate from min(T, B) on
+    if B is None and rate >= top_rate:
+        return ServerState(top_rate, math.inf, top_rate * h.s_c / h.p, 0.0, math.inf,
+                           stable=False)
+    lw = np.concatenate([[0.0], np.cumsum(np.log(rate / x[1:]))])  # log w(0..n0)
+    log_r = math.log(rate / top_rate)
+    tail = math.inf if B is None else B - n0
+    log_s0, mean = _geometric(log_r, tail)
+    head = lw[:-1]
+    block = lw[-1] + log_s0
+    top = max(float(head.max()) if len(head) else -math.inf, block)
+    wh = _weights(head, top)
+    wb = math.exp(block - top)
+    total = float(wh.sum()) + wb
+    admitted = (float((np.arange(n0) * wh).sum()) + wb * (n0 + mean)) / total
+    refused = 0.0 if B is None else math.exp(lw[-1] + tail * log_r - top) / total
+    throughput = rate * (1.0 - refused)
+    return ServerState(throughput, admitted / throughput, throughput * h.s_c / h.p, refused,
+                       admitted)
+
+
+def _open_cut(h: Holders, rate: float, B: int | None) -> int:
+    """Where an open chain with T = None is cut (definition 2)."""
+    n, total, log_w = 0, 1.0, 0.0  # weights relative to w(0) = 1
+    limit = B if B is not None else MAX_HOLDERS
+    scale = 0.0
+    while n < limit:
+        n += 1
+        x = h.at(n)
+        log_w += math.log(rate / x)
+        if log_w - scale > 600:  # rescale to keep the running sum finite
+            total *= math.exp(scale - log_w)
+            scale = log_w
+        w = math.exp(log_w - scale)
+        total += w
+        if h.converged is not None and n >= h.converged:
+            return n
+        r = rate / x
+        if r < 1 and w * r / (1 - r) <= TAIL * total:
+            return n
+    return limit
+
+
+def _closed(h: Holders, s: _Setting, clients: int, think: float) -> ServerState:
+    K = clients
+    B = K if s.capacity is None else min(s.capacity, K)
+    T = s.threads
+    if T is None:
+        T = min(h.until_converged(B), B)
+    if think == 0.0:
+        x = h.at(min(B, T))
+        return ServerState(x, B / x, x * h.s_c / h.p, 1.0 if K > B else 0.0, float(B))
+    n = np.arange(B + 1, dtype=np.float64)
+    x = h.upto(min(T, B))
+    death = x[np.minimum(n[1:], T).astype(np.int64)]
+    lw = np.concatenate([[0.0], np.cumsum(np.log((K - n[:-1]) / think) - np.log(death))])
+    w = _weights(lw)
+    total = float(w.sum())
+    served = np.concatenate([[0.0], death])
+    throughput = float((w * served).sum()) / total
+    admitted = float((w * n).sum()) / total
+    sent = float((w * (K - n)).sum())
+    refused = 0.0 if B == K else float(w[-1]) * (K - B) / sent
+    return ServerState(throughput, admitted / throughput, throughput * h.s_c / h.p, refused,
+                       admitted)
+
+
+@dataclass(frozen=True)
+class _Setting:
+    threads: int | None
+    capacity: int | None
+
+
+def _resources(processors, cpu_time, wait_time, connections, threads):
+    p = integer(processors, "processors", low=1, high=LIMITS["processors"][1])
+    s_c = real(cpu_time, "cpu_time", low=LIMITS["cpu_time"][0], high=LIMITS["cpu_time"][1],
+               unit="s")
+    s_w = 0.0 if _is_zero(wait_time) else real(
+        wait_time, "wait_time", low=LIMITS["wait_time"][0], high=LIMITS["wait_time"][1],
+        unit="s (or 0)")
+    C = None if connections is None else integer(connections, "connections", low=1,
+                                                 high=LIMITS["connections"][1])
+    T = None if threads is None else integer(threads, "threads", low=1,
+                                             high=LIMITS["threads"][1])
+    return p, s_c, s_w, C, T
+
+
+def _is_zero(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
+
+
+def _load(arrival_rate, clients, think_time):
+    if (arrival_rate is None) == (clients is None):
+        raise ValueError("give either arrival_rate (open arrivals) or clients with think_time "
+                         "(a closed population), not both and not neither")
+    if arrival_rate is not None:
+        if think_time is not None:
+            raise ValueError("think_time goes with clients, not with arrival_rate")
+        return real(arrival_rate, "arrival_rate", low=0.0, low_open=True,
+                    high=LIMITS["arrival_rate"][1], unit="per s"), None, None
+    K = integer(clients, "clients", low=1, high=LIMITS["clients"][1])
+    if think_time is None:
+        raise ValueError("clients needs think_time, a number in [0, 100000] s")
+    Z = real(think_time, "think_time", low=0.0, high=LIMITS["think_time"][1], unit="s")
+    return None, K, Z
+
+
+def solve(*, processors: int = 1, cpu_time: float, wait_time: float,
+          threads: int | None = None, connections: int | None = None,
+          capacity: int | None = None, arrival_rate: float | None = None,
+          clients: int | None = None, think_time: float | None = None) -> ServerState:
+    """The server's mean behaviour by the flow-equivalent server (definitions 1 and 2).
+
+    ``threads=None``: no thread limit (virtual threads); ``connections=None``: no pool;
+    ``capacity=None``: no bound on admitted requests (for closed clients, ``B = K``).
+
+    >>> st = solve(processors=2, cpu_time=0.01, wait_time=0.0, arrival_rate=100)
+    >>> round(st.response_time, 6)  # M/M/2: S / (1 - U^2) with U = 0.5
+    0.013333
+    """
+    p, s_c, s_w, C, T = _resources(processors, cpu_time, wait_time, connections, threads)
+    rate, K, Z = _load(arrival_rate, clients, think_time)
+    B = None if capacity is None else integer(capacity, "capacity", low=1,
+                                              high=LIMITS["capacity"][1])
+    h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C)
+    setting = _Setting(T, B)
+    if rate is not None:
+        if B is None and T is None and rate >= h.limit:
+            return ServerState(h.limit, math.inf, h.limit * s_c / p, 0.0, math.inf, False)
+        return _open(h, setting, rate)
+    return _closed(h, setting, K, Z)
+
+
+# --------------------------------------------------------------------------- the sizing
+
+
+def erlang_c_connections(*, load: float, tolerance: float) -> int:
+    """The smallest pool ``C > load`` (offered load in erlangs, ``X s_w``) whose Erlang-C mean
+    wait for a connection, ``E_C(C, load) s_w / (C - load)``, is at most ``tolerance s_w``.
+
+    >>> erlang_c_connections(load=1.0, tolerance=0.1)
+    3
+    """
+    if not load > 0:
+        raise ValueError(f"load must be a number > 0, got {load!r}")
+    if load >= LIMITS["connections"][1]:
+        raise ValueError(f"the peak keeps about {load:.0f} connections busy, more than the "
+                         f"{LIMITS['connections'][1]} pools this sizing covers")
+    erlang_b, c = 1.0, 0
+    while True:
+        c += 1
+        erlang_b = load * erlang_b / (c + load * erlang_b)
+        if c > load:
+            waits = c * erlang_b / (c - load * (1.0 - erlang_b))
+            if waits / (c - load) <= tolerance:
+                return c
+        if c >= LIMITS["connections"][1]:
+            raise ValueError(f"the peak needs a pool of more than {c} connections, the "
+                             "largest this sizing covers")
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """The answer of :func:`size`; :meth:`as_dict` is the JSON of ``python -m queuetune size``.
+
+    Settings: ``processors_needed``, ``threads`` (T), ``connections`` (C; None without a
+    wait), ``capacity`` (B). At the peak, with the given processors and these settings:
+    ``throughput`` (1/s), ``response_time`` (s), ``utilization``, ``refused``. Ceilings (1/s):
+    ``processor_limit`` p/s_c, ``pool_limit`` C/s_w (None without a pool), ``thread_limit``
+    X_in(T). ``double``: at twice the peak, the same settings sized for that load and the
+    measures of the settings above under it. ``inputs`` echoes the inputs (SI units).
+    """
+
+    inputs: dict
+    processors_needed: int
+    threads: int
+    connections: int | None
+    capacity: int
+    throughput: float
+    response_time: float
+    utilization: float
+    refused: float
+    processor_limit: float
+    pool_limit: float | None
+    thread_limit: float
+    peak: float
+    saturation_threads: int
+    peak_threads: int | None
+    double: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def size(*, processors: int, cpu_time: float, wait_time: float,
+         arrival_rate: float | None = None, clients: int | None = None,
+         think_time: float | None = None, connections: int | None = None,
+         max_response_time: float | None = None, target_utilization: float = 0.7,
+         busy_share: float = 0.95, tolerance: float = 0.10) -> Sizing:
+    """Size threads, pool and admission bound for a peak load (definition 3).
+
+    Inputs: ``processors`` p, ``cpu_time`` s_c and ``wait_time`` s_w (s), either
+    ``arrival_rate`` lambda (1/s) or ``clients`` K with ``think_time`` Z (s), optionally
+    ``connections`` C and ``max_response_time`` R_max (s; default ``10 S``, ten times the
+    service time ``S = s_c + s_w``).
+
+    * the peak throughput ``X_peak`` is ``lambda``, or ``K/(Z + S)``;
+    * ``processors_needed = max(1, ceil(X_peak s_c / target_utilization))``;
+    * ``connections``: the given C, else (``s_w > 0``) :func:`erlang_c_connections` at
+      ``X_peak s_w`` (``s_w = 0``: no pool, None);
+    * ``threads`` ``T = max(T_sat, T_peak)``: ``T_sat`` the smallest T with
+      ``X_in(T) >= busy_share X_lim``; ``T_peak`` the smallest T whose response time at the
+      peak (B unbounded for open arrivals, ``B = K`` for closed ones) is within
+      ``1 + tolerance`` of that with unlimited threads, when the peak is stable (open:
+      ``lambda < X_lim``; closed: always), otherwise ``T_sat`` alone;
+    * ``capacity`` ``B = max(T, ceil(R_max X_in(T) - 1e-9))`` (Little's law on the admitted
+      requests);
+    * at the peak and at twice the peak (``2 lambda`` or ``2K`` clients): throughput, response
+      time, utilization and share refused with the given p and the sized T, C, B.
+
+    Raises ``ValueError`` naming the input and its range for bad input, and when the answer
+    leaves the limits (more than 10^5 threads or connections).
+    """
+    p, s_c, s_w, C, _ = _resources(processors, cpu_time, wait_time, connections, None)
+    rate, K, Z = _load(arrival_rate, clients, think_time)
+    S = s_c + s_w
+    r_max = 10 * S if max_response_time is None else real(
+        max_response_time, "max_response_time", low=0.0, low_open=True,
+        high=LIMITS["max_response_time"][1], unit="s")
+    target = real(target_utilization, "target_utilization", low=0.0, high=1.0, low_open=True)
+    share = real(busy_share, "busy_share", low=0.0, high=1.0, low_open=True, high_open=True)
+    tol = real(tolerance, "tolerance", low=0.0, high=10.0, low_open=True)
+    inputs = {"processors": p, "cpu_time": s_c, "wait_time": s_w, "arrival_rate": rate,
+              "clients": K, "think_time": Z, "connections": C, "max_response_time": r_max,
+              "target_utilization": target, "busy_share": share, "tolerance": tol}
+    plan = _settings(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol)
+    h = plan["holders"]
+    setting = _Setting(plan["threads"], plan["capacity"])
+    at_peak = _measure(h, setting, rate, K, Z)
+    at_double = _measure(h, setting, None if rate is None else 2 * rate,
+                         None if K is None else 2 * K, Z)
+    double = _double(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol, at_double)
+    warnings = _warnings(p, s_c, s_w, plan, at_peak, double)
+    return Sizing(
+        inputs=inputs, processors_needed=plan["processors_needed"], threads=plan["threads"],
+        connections=plan["connections"], capacity=plan["capacity"],
+        throughput=at_peak.throughput, response_time=at_peak.response_time,
+        utilization=at_peak.utilization, refused=at_peak.refused,
+        processor_limit=p / s_c,
+        pool_limit=(None if plan["connections"] is None or s_w == 0
+                    else plan["connections"] / s_w),
+        thread_limit=h.at(plan["threads"]), peak=plan["peak"],
+        saturation_threads=plan["saturation_threads"], peak_threads=plan["peak_threads"],
+        double=double, warnings=warnings)
+
+
+def _measure(h: Holders, setting: _Setting, rate, K, Z) -> ServerState:
+    return _open(h, setting, rate) if rate is not None else _closed(h, setting, K, Z)
+
+
+def _settings(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol) -> dict:
+    peak = rate if rate is not None else K / (Z + s_c + s_w)
+    needed = max(1, math.ceil(peak * s_c / target))
+    if C is None and s_w > 0:
+        C = erlang_c_connections(load=peak * s_w, tolerance=tol)
+    h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C)
+    t_sat = _saturation_threads(h, share)
+    t_peak = _peak_threads(h, rate, K, Z, tol)
+    T = max(t_sat, t_peak or 0)
+    B = max(T, _ceil(r_max * h.at(T)))
+    return {"peak": peak, "processors_needed": needed, "connections": C, "holders": h,
+            "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T, "capacity": B}
+
+
+def _ceil(x: float) -> int:
+    """ceil(x), with x within 1e-9 above an integer taken as that integer: R_max X_in(T) is
+    often an integer up to rounding (X_in(T) = T/S while nothing queues, and R_max = 10 S)."""
+    return math.ceil(x - 1e-9)
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _g4(x: float) -> str:
+    """x to 4 significant digits, written as JavaScript writes it (the calculator's words)."""
+    v = float(f"{x:.4g}")
+    return str(int(v)) if v.is_integer() and abs(v) < 1e21 else repr(v)
+
+
+def _too_many_threads(what: str) -> ValueError:
+    return ValueError(f"{what} needs more than {LIMITS['threads'][1]} threads, the most this "
+                      "sizing covers: give more processors= or connections=, or split the load")
+
+
+def _saturation_threads(h: Holders, share: float) -> int:
+    goal = share * h.limit
+    m = 1
+    while h.at(m) < goal:
+        m += 1
+        if m > LIMITS["threads"][1]:
+            raise _too_many_threads("keeping the server busy")
+    return m
+
+
+def _peak_threads(h: Holders, rate, K, Z, tol) -> int | None:
+    """T_peak by doubling then bisection (R decreases as T grows), or None when the peak is
+    unstable."""
+    if rate is not None:
+        if rate >= h.limit:
+            return None
+        goal = (1 + tol) * _open(h, _Setting(None, None), rate).response_time
+        first = 1
+        while h.at(first) <= rate:  # the smallest T with a stable chain
+            first += 1
+            if first > LIMITS["threads"][1]:
+                raise _too_many_threads("answering the peak")
+
+        def within(t: int) -> bool:
+            return _open(h, _Setting(t, None), rate).response_time <= goal
+    else:
+        goal = (1 + tol) * _closed(h, _Setting(None, K), K, Z).response_time
+        first = 1
+
+        def within(t: int) -> bool:
+            return _closed(h, _Setting(t, K), K, Z).response_time <= goal
+    if within(first):
+        return first
+    lo, hi = first, 2 * first
+    while not within(hi if K is None else min(hi, K)):
+        lo, hi = hi, 2 * hi
+        if lo > LIMITS["threads"][1]:
+            raise _too_many_threads("answering the peak in time")
+    if K is not None:
+        hi = min(hi, K)
+    while hi - lo > 1:  # within(hi) and not within(lo)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if within(mid) else (mid, hi)
+    if hi > LIMITS["threads"][1]:
+        raise _too_many_threads("answering the peak in time")
+    return hi
+
+
+def _double(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol, at_double) -> dict:
+    out = {"processors_needed": None, "threads": None, "connections": None, "capacity": None,
+           "throughput": at_double.throughput, "response_time": at_double.response_time,
+           "utilization": at_double.utilization, "refused": at_double.refused, "error": None}
+    try:
+        plan = _settings(p, s_c, s_w, C, None if rate is None else 2 * rate,
+                         None if K is None else 2 * K, Z, r_max, target, share, tol)
+    except ValueError as exc:
+        out["error"] = str(exc)
+        return out
+    out.update({key: plan[key] for key in ("processors_needed", "threads", "connections",
+                                          "capacity")})
+    return out
+
+
+def _warnings(p, s_c, s_w, plan, at_peak: ServerState, double: dict) -> list[str]:
+    notes = []
+    peak, h = plan["peak"], plan["holders"]
+    if p < plan["processors_needed"]:
+        notes.append(f"{p} processors are fewer than the {plan['processors_needed']} the peak "
+                     "needs")
+    if plan["connections"] is not None and s_w > 0 and plan["connections"] / s_w < peak:
+        notes.append(f"a pool of {plan['connections']} connections completes at most "
+                     f"{_g4(plan['connections'] / s_w)} requests/s, below the peak of "
+                     f"{_g4(peak)}")
+    if peak >= h.limit:
+        notes.append(f"the peak of {_g4(peak)} requests/s is more than the server can "
+                     f"complete ({_g4(h.limit)}/s): {_percent(at_peak.refused)} of the "
+                     "requests are refused")
+    elif at_peak.refused > 0.01:
+        notes.append(f"{_percent(at_peak.refused)} of the requests are refused at the peak")
+    if double["error"]:
+        notes.append(f"twice the peak: {double['error']}")
+    elif double["refused"] > 0.01:
+        notes.append(f"at twice the peak {_percent(double['refused'])} of the requests are "
+                     "refused with these settings")
+    return notes

@@ -1,0 +1,349 @@
+"""queuetune.sizing: the flow-equivalent server against closed forms, and the sizing's steps."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from queuetune import mm1bk, sizing, thread_pool
+
+# --------------------------------------------------------------------------- independent routes
+
+
+def brute_holders(p, s_c, s_w, C, m_max):
+    """X_in(m) = G(m-1)/G(m) by the full convolution of the weights, in logs."""
+    def log_a(c):
+        return c * math.log(s_c) - sum(math.log(min(i, p)) for i in range(1, c + 1))
+
+    def log_b(w):
+        return w * math.log(s_w) - sum(math.log(min(i, C) if C else i) for i in range(1, w + 1))
+
+    la = [log_a(c) for c in range(m_max + 1)]
+    lb = [log_b(w) for w in range(m_max + 1)]
+    log_g = [np.logaddexp.reduce([la[c] + lb[m - c] for c in range(m + 1)])
+             for m in range(m_max + 1)]
+    return np.array([0.0] + [math.exp(log_g[m - 1] - log_g[m]) for m in range(1, m_max + 1)])
+
+
+def brute_chain(death, *, rate=None, clients=None, think=None, capacity):
+    """Mean throughput, admitted and refused share of an explicit birth-death chain 0..B."""
+    B = capacity
+    birth = (np.full(B, rate) if rate is not None
+             else (clients - np.arange(B)) / think)
+    log_w = np.concatenate([[0.0], np.cumsum(np.log(birth) - np.log(death[1:B + 1]))])
+    w = np.exp(log_w - log_w.max())
+    pi = w / w.sum()
+    n = np.arange(B + 1)
+    x = float((pi * death[: B + 1]).sum())
+    if rate is not None:
+        refused = float(pi[-1])
+    else:
+        sent = float((pi * (clients - n)).sum())
+        refused = float(pi[-1] * (clients - B) / sent)
+    return x, float((pi * n).sum()), refused
+
+
+def erlang_b(servers, load):
+    e = 1.0
+    for n in range(1, servers + 1):
+        e = load * e / (n + load * e)
+    return e
+
+
+def erlang_c(servers, load):
+    b = erlang_b(servers, load)
+    return servers * b / (servers - load * (1 - b))
+
+
+# --------------------------------------------------------------------------- definition 1
+
+
+@pytest.mark.parametrize(("p", "s_c", "s_w", "C"), [
+    (1, 0.01, 0.2, None), (4, 0.04, 0.2, None), (3, 0.02, 0.05, 2), (8, 0.04, 0.2, 10),
+    (2, 0.01, 0.02, 4), (5, 0.01, 0.05, 25),  # balanced: p/s_c == C/s_w
+])
+def test_holders_throughput_is_the_ratio_of_normalizing_constants(p, s_c, s_w, C):
+    m_max = 60  # beyond p + C: the two-term recurrence is checked too
+    got = sizing.holders_throughput(processors=p, cpu_time=s_c, wait_time=s_w,
+                                    connections=C, holders=m_max)
+    want = brute_holders(p, s_c, s_w, C, m_max)
+    limit = min(p / s_c, C / s_w if C else math.inf)
+    converged = np.flatnonzero(got >= (1 - sizing.CONVERGED) * limit)
+    end = converged[0] + 1 if converged.size else m_max + 1
+    np.testing.assert_allclose(got[:end], want[:end], rtol=1e-11)
+    # after convergence the value is held, within CONVERGED of the limit and of the truth
+    np.testing.assert_allclose(got[end:], want[end:], rtol=1e-12)
+    assert np.all(np.diff(got) >= -1e-9 * limit) and got[-1] <= limit * (1 + 1e-12)
+
+
+def test_holders_without_a_wait_are_the_processors():
+    got = sizing.holders_throughput(processors=3, cpu_time=0.02, wait_time=0, holders=6)
+    assert got.tolist() == [0.0, 50.0, 100.0, 150.0, 150.0, 150.0, 150.0]
+
+
+def test_ten_thousand_holders_do_not_overflow():
+    x = sizing.holders_throughput(processors=256, cpu_time=0.002, wait_time=0.1,
+                                  connections=1000, holders=10**4)
+    assert np.all(np.isfinite(x)) and x[-1] == pytest.approx(1000 / 0.1, rel=1e-12)
+
+
+def test_a_pool_at_least_as_large_as_the_holders_is_no_pool():
+    with_pool = sizing.holders_throughput(processors=2, cpu_time=0.01, wait_time=0.1,
+                                          connections=40, holders=40)
+    without = sizing.holders_throughput(processors=2, cpu_time=0.01, wait_time=0.1,
+                                        holders=40)
+    np.testing.assert_allclose(with_pool, without, rtol=1e-13)
+
+
+# --------------------------------------------------------------------------- definition 2
+
+
+@pytest.mark.parametrize(("p", "B", "rate"), [(1, 1, 50.0), (3, 10, 250.0), (4, 30, 500.0),
+                                              (2, 5, 10.0)])
+def test_open_with_processor_time_only_is_m_m_c_b(p, B, rate):
+    s = 0.01
+    st = sizing.solve(processors=p, cpu_time=s, wait_time=0, arrival_rate=rate, capacity=B)
+    # M/M/c/B in closed form
+    a = rate * s
+    w = np.array([a**n / math.factorial(n) if n <= p
+                  else a**n / (math.factorial(p) * p ** (n - p)) for n in range(B + 1)])
+    pi = w / w.sum()
+    assert st.refused == pytest.approx(pi[-1], rel=1e-12)
+    assert st.admitted == pytest.approx((np.arange(B + 1) * pi).sum(), rel=1e-12)
+    assert st.throughput == pytest.approx(rate * (1 - pi[-1]), rel=1e-12)
+
+
+@pytest.mark.parametrize(("p", "rate"), [(1, 60.0), (4, 350.0), (16, 1500.0), (64, 6300.0)])
+def test_open_unbounded_is_erlang_c(p, rate):
+    s = 0.01
+    st = sizing.solve(processors=p, cpu_time=s, wait_time=0, arrival_rate=rate)
+    want = s + erlang_c(p, rate * s) * s / (p - rate * s)
+    assert st.response_time == pytest.approx(want, rel=1e-10)
+    assert st.utilization == pytest.approx(rate * s / p, rel=1e-12)
+    assert st.refused == 0
+
+
+@pytest.mark.parametrize(("K", "B", "Z"), [(1, 1, 1.0), (30, 10, 2.0), (200, 200, 4.0),
+                                           (500, 120, 0.5)])
+def test_one_processor_closed_is_mm1bk(K, B, Z):
+    s = 0.02
+    for threads in (None, 1, 7):  # without a wait one holder keeps the processor busy
+        st = sizing.solve(cpu_time=s, wait_time=0, clients=K, think_time=Z, capacity=B,
+                          threads=threads)
+        ref = mm1bk(clients=K, capacity=B, service_time=s, think_time=Z)
+        assert st.throughput == pytest.approx(float(ref.throughput), rel=1e-11)
+        assert st.response_time == pytest.approx(float(ref.response_time), rel=1e-11)
+        assert st.utilization == pytest.approx(float(ref.utilization), rel=1e-11)
+
+
+@pytest.mark.parametrize(("K", "B", "T", "s_c", "s_w", "Z"), [
+    (50, 200, 10, 0.02, 0.1, 4.0), (300, 120, 25, 0.01, 0.2, 4.0), (80, 80, 80, 0.05, 0.05, 1.0),
+    (1000, 400, 60, 0.005, 0.3, 2.0)])
+def test_one_processor_without_a_pool_is_the_old_flow_equivalent_server(K, B, T, s_c, s_w, Z):
+    st = sizing.solve(cpu_time=s_c, wait_time=s_w, threads=T, clients=K, think_time=Z,
+                      capacity=B)
+    ref = thread_pool(clients=K, capacity=B, threads=T, cpu_time=s_c, wait_time=s_w,
+                      think_time=Z, method="fes")
+    assert st.throughput == pytest.approx(float(ref.throughput), rel=1e-9)
+    assert st.response_time == pytest.approx(float(ref.response_time), rel=1e-9)
+    assert st.utilization == pytest.approx(float(ref.utilization), rel=1e-9)
+
+
+def model_configurations(n: int, seed: int) -> list[dict]:
+    """Random servers of the documented domain: processors, pools, threads or none, open or
+    closed loads."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        p = rng.choice([1, 2, 4, 8, 16, 64])
+        kw = dict(processors=p, cpu_time=round(rng.uniform(0.002, 0.05), 4),
+                  wait_time=rng.choice([0.0, round(rng.uniform(0.01, 0.4), 4)]),
+                  threads=rng.choice([None, rng.randint(1, 200)]),
+                  connections=rng.choice([None, rng.randint(1, 100)]),
+                  capacity=rng.randint(1, 600))
+        if rng.random() < 0.5:
+            kw["arrival_rate"] = round(rng.uniform(0.1, 1.5) * p / kw["cpu_time"], 3)
+        else:
+            kw["clients"] = rng.randint(1, 800)
+            kw["think_time"] = round(rng.uniform(0.1, 5), 3)
+        out.append(kw)
+    return out
+
+
+@pytest.mark.parametrize("kw", model_configurations(80, seed=11))
+def test_the_flow_equivalent_server_is_thread_pools(kw):
+    """The sizing's FES and the model library's ``thread_pool(method="fes")`` solve the same
+    decomposition (the library's chain of admitted requests is its own code)."""
+    st = sizing.solve(**kw)
+    ref = thread_pool(method="fes", **kw)
+    assert st.throughput == pytest.approx(float(ref.throughput), rel=1e-9)
+    assert st.response_time == pytest.approx(float(ref.response_time), rel=1e-9)
+    assert st.utilization == pytest.approx(float(ref.utilization), rel=1e-9)
+
+
+@pytest.mark.parametrize(("T", "B", "rate"), [(5, 5000, 40.0), (5, 5000, 80.0), (20, 3000, 300.0),
+                                              (40, 35, 150.0), (3, 2000, 30.001)])
+def test_the_geometric_tail_equals_the_explicit_chain(T, B, rate):
+    p, s_c, s_w, C = 2, 0.01, 0.1, 6
+    x = sizing.holders_throughput(processors=p, cpu_time=s_c, wait_time=s_w, connections=C,
+                                  holders=T)
+    death = np.concatenate([x, np.full(B + 1 - len(x), x[-1])]) if B + 1 > len(x) else x
+    want = brute_chain(death, rate=rate, capacity=B)
+    st = sizing.solve(processors=p, cpu_time=s_c, wait_time=s_w, connections=C, threads=T,
+                      arrival_rate=rate, capacity=B)
+    assert (st.throughput, st.admitted, st.refused) == pytest.approx(want, rel=1e-9)
+
+
+def test_closed_refusals_are_the_arrivals_turned_away():
+    kw = dict(processors=2, cpu_time=0.01, wait_time=0.1, connections=6, threads=12)
+    st = sizing.solve(**kw, clients=300, think_time=1.0, capacity=40)
+    x = sizing.holders_throughput(processors=2, cpu_time=0.01, wait_time=0.1, connections=6,
+                                  holders=40)
+    death = np.concatenate([x[:13], np.full(40 - 12, x[12])])
+    want = brute_chain(death, clients=300, think=1.0, capacity=40)
+    assert (st.throughput, st.admitted, st.refused) == pytest.approx(want, rel=1e-10)
+    assert st.refused > 0.1
+
+
+def test_virtual_threads_cut_where_the_tail_weighs_nothing():
+    kw = dict(processors=4, cpu_time=0.01, wait_time=0.2, connections=30, arrival_rate=140.0)
+    unlimited = sizing.solve(**kw)
+    many = sizing.solve(**kw, threads=5000)
+    assert unlimited.response_time == pytest.approx(many.response_time, rel=1e-12)
+    assert sizing.solve(**kw, capacity=50).refused > sizing.solve(**kw, capacity=80).refused
+
+
+def test_an_open_load_beyond_the_limit_is_unstable_without_a_bound():
+    st = sizing.solve(processors=8, cpu_time=0.04, wait_time=0.2, arrival_rate=300)
+    assert not st.stable and math.isinf(st.response_time)
+    bounded = sizing.solve(processors=8, cpu_time=0.04, wait_time=0.2, arrival_rate=300,
+                           capacity=500)
+    assert bounded.stable and bounded.throughput < 200 and bounded.refused > 0.3
+
+
+def test_zero_think_time_sits_at_the_bound():
+    st = sizing.solve(processors=2, cpu_time=0.01, wait_time=0.05, clients=50, think_time=0,
+                      capacity=20, threads=8)
+    x = sizing.holders_throughput(processors=2, cpu_time=0.01, wait_time=0.05, holders=8)
+    assert st.throughput == x[8] and st.admitted == 20 and st.refused == 1.0
+    small = sizing.solve(processors=2, cpu_time=0.01, wait_time=0.05, clients=5, think_time=0)
+    assert small.refused == 0 and small.admitted == 5
+
+
+# --------------------------------------------------------------------------- the sizing
+
+
+@pytest.mark.parametrize("load", [0.5, 3.0, 60.0, 600.0])
+def test_the_pool_is_the_smallest_with_a_short_erlang_c_wait(load):
+    c = sizing.erlang_c_connections(load=load, tolerance=0.1)
+    assert c > load and erlang_c(c, load) / (c - load) <= 0.1
+    assert c - 1 <= load or erlang_c(c - 1, load) / (c - 1 - load) > 0.1
+
+
+ENGINEER = dict(processors=8, cpu_time=0.04, wait_time=0.2, arrival_rate=300.0)
+
+
+@pytest.mark.parametrize("kw", [
+    ENGINEER, {**ENGINEER, "processors": 18},
+    dict(processors=4, cpu_time=0.01, wait_time=0.2, clients=1000, think_time=4.0),
+    dict(processors=1, cpu_time=0.01, wait_time=0.2, clients=200, think_time=4.0,
+         connections=30, max_response_time=1.0),
+    dict(processors=16, cpu_time=0.005, wait_time=0, arrival_rate=2000.0),
+])
+def test_the_sizing_follows_its_definition(kw):
+    s = sizing.size(**kw)
+    S = kw["cpu_time"] + kw["wait_time"]
+    peak = kw.get("arrival_rate") or kw["clients"] / (kw["think_time"] + S)
+    assert s.peak == pytest.approx(peak)
+    assert s.processors_needed == max(1, math.ceil(peak * kw["cpu_time"] / 0.7))
+    C = s.connections
+    if kw["wait_time"] == 0:
+        assert C is None and s.pool_limit is None
+    elif "connections" in kw:
+        assert C == kw["connections"]
+    else:
+        assert C == sizing.erlang_c_connections(load=peak * kw["wait_time"], tolerance=0.1)
+    x = sizing.holders_throughput(processors=kw["processors"], cpu_time=kw["cpu_time"],
+                                  wait_time=kw["wait_time"], connections=C,
+                                  holders=s.threads)
+    limit = min(s.processor_limit, s.pool_limit or math.inf)
+    t_sat = s.saturation_threads
+    assert x[t_sat] >= 0.95 * limit and (t_sat == 1 or x[t_sat - 1] < 0.95 * limit)
+    assert s.threads == max(t_sat, s.peak_threads or 0)
+    r_max = kw.get("max_response_time", 10 * S)
+    assert s.thread_limit == x[s.threads]
+    assert s.capacity == max(s.threads, math.ceil(r_max * x[s.threads] - 1e-9))
+    assert s.utilization == pytest.approx(s.throughput * kw["cpu_time"] / kw["processors"])
+    assert s.double["utilization"] >= s.utilization - 1e-12
+    assert s.double["throughput"] >= s.throughput - 1e-9 * s.throughput
+
+
+def test_the_peak_pool_of_threads_is_the_smallest_within_tolerance():
+    kw = dict(processors=4, cpu_time=0.01, wait_time=0.2, connections=40)
+    s = sizing.size(**kw, arrival_rate=150.0)
+    ref = sizing.solve(**kw, arrival_rate=150.0).response_time
+    at = sizing.solve(**kw, arrival_rate=150.0, threads=s.peak_threads).response_time
+    fewer = sizing.solve(**kw, arrival_rate=150.0, threads=s.peak_threads - 1).response_time
+    assert at <= 1.1 * ref < fewer
+
+
+def test_the_engineers_service():
+    eight = sizing.size(**ENGINEER)
+    assert eight.processors_needed == 18
+    assert eight.warnings[0] == "8 processors are fewer than the 18 the peak needs"
+    assert eight.utilization > 0.9 and eight.refused > 0.3  # 200/s is all 8 cores do
+    eighteen = sizing.size(**{**ENGINEER, "processors": 18})
+    assert eighteen.utilization == pytest.approx(300 * 0.04 / 18)
+    assert eighteen.refused < 1e-9
+    assert 0.24 < eighteen.response_time < 0.3  # about S = 240 ms, not S/(1 - U) = 720 ms
+    assert eighteen.connections > 300 * 0.2  # a pool of 10 would cap the service at 50/s
+    capped = sizing.size(**{**ENGINEER, "processors": 18}, connections=10)
+    assert capped.pool_limit == 50 and capped.throughput < 50
+    assert any("pool of 10" in w for w in capped.warnings)
+
+
+def test_the_benchmark_sizing_is_finite():
+    s = sizing.size(processors=256, cpu_time=0.002, wait_time=0.01, arrival_rate=1e5,
+                    connections=1000)
+    assert all(math.isfinite(v) for v in (s.response_time, s.utilization, s.throughput))
+
+
+@pytest.mark.parametrize(("change", "name"), [
+    ({"processors": 0}, "processors"), ({"processors": 4097}, "processors"),
+    ({"processors": 2.5}, "processors"), ({"cpu_time": 0}, "cpu_time"),
+    ({"cpu_time": float("nan")}, "cpu_time"), ({"wait_time": -1}, "wait_time"),
+    ({"arrival_rate": 0}, "arrival_rate"), ({"arrival_rate": 2e7}, "arrival_rate"),
+    ({"connections": 0}, "connections"), ({"max_response_time": 0}, "max_response_time"),
+    ({"target_utilization": 1.5}, "target_utilization"), ({"busy_share": 1}, "busy_share"),
+    ({"tolerance": 0}, "tolerance"), ({"processors": True}, "processors"),
+    ({"clients": 10, "think_time": 1.0}, "arrival_rate"),
+    ({"arrival_rate": None}, "arrival_rate"),
+    ({"arrival_rate": None, "clients": 10}, "think_time"),
+    ({"arrival_rate": None, "clients": 10**6, "think_time": 1.0}, "clients"),
+])
+def test_bad_input_is_refused_by_name(change, name):
+    with pytest.raises(ValueError, match=name):
+        sizing.size(**{**ENGINEER, **change})
+
+
+def test_an_answer_beyond_the_limits_is_refused_with_the_way_out(monkeypatch):
+    with pytest.raises(ValueError, match="200000 connections busy"):
+        sizing.size(processors=64, cpu_time=0.001, wait_time=100, arrival_rate=2000)
+    monkeypatch.setitem(sizing.LIMITS, "threads", (1, 50))
+    with pytest.raises(ValueError, match="more than 50 threads.*give more processors="):
+        sizing.size(**{**ENGINEER, "processors": 18})
+
+
+def test_keyword_only():
+    with pytest.raises(TypeError):
+        sizing.size(8, 0.04, 0.2)  # type: ignore[misc]
+
+
+def test_a_call_past_its_work_estimate_is_refused_with_the_way_out(monkeypatch):
+    monkeypatch.setattr(sizing, "MAX_WORK", 1e5)
+    with pytest.raises(ValueError, match=r"estimated 10 s .*give fewer threads= or connections="):
+        sizing.solve(processors=64, cpu_time=0.001, wait_time=0.5, connections=5000,
+                     threads=3000, arrival_rate=100.0, capacity=5000)
