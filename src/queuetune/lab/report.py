@@ -319,7 +319,8 @@ def charts(dataset: str | Path, fitted=None) -> list[str]:
     """Inline SVG charts (vl-convert renders the Vega-Lite spec; no script, no request):
     measured throughput and response time against clients, with each fitted model."""
     table = predictions(dataset, fitted)
-    label = table["group"] + (", T = " + table["threads"].astype("string")).fillna("")
+    label = (table["group"] + (", T = " + table["threads"].astype("string")).fillna("")
+             + (", B = " + table["capacity"].astype("string")).fillna(""))
     svgs = []
     for quantity, model_col, title, unit in (("throughput", "x_model", "Throughput", "1/s"),
                                              ("response_time", "r_model", "Response time",
