@@ -146,3 +146,57 @@ def test_the_knee_is_where_the_bottleneck_saturates(fitted):
     assert set(regime.loc[("sleep", 30, 100)]) == {"past the knee"}
     assert set(regime.loc[("sleep", 100, 40)]) == {"below the knee"}
     assert set(regime.loc[("sleep", 30, 40)]) == {"at the knee"}
+
+
+def test_the_fits_warnings_are_reported(fitted):
+    table = report.fit_warnings(fitted)
+    one_server = table.query("group == 'sleep' and model == 'M/M/1/B/K'")["warning"]
+    assert one_server.str.contains("less than a constant model").any()
+    assert not table.query("model == 'thread-limited'")["warning"].str.contains(
+        "M/M/1/B/K").any()
+
+
+@pytest.mark.lab
+def test_a_data_set_measured_with_target_is_reported(tmp_path, no_leftovers):
+    """The smoke campaign run with --target against a Tomcat the test starts: the report
+    says which runs it used; with every run (the core check fails on a busy shared machine)
+    it fits and sizes."""
+    from queuetune.lab import campaign, runner, tomcat
+    from queuetune.lab.experiments.imre import experiment
+
+    secret = experiment.new_secret()
+    settings = tomcat.ServerSettings(threads=2, queue=1, port=tomcat.free_port(),
+                                     heap_mb=128, cores=(1,))
+    with tomcat.Tomcat(settings, pages={"work.jsp": experiment.page(secret)},
+                       ready_headers={experiment.SECRET_HEADER: secret}) as server:
+        folder = runner.run_campaign(campaign.load(campaign.builtin("smoke")), runner.Options(
+            out_root=tmp_path, target=server.url, secret=secret, wire=False, progress=False))
+    used = report.runs_used(folder)
+    assert used.startswith(f"{len(report.observations(folder))} of the 2 load runs used")
+    whole = report.text(folder, include_invalid=True)
+    assert "== Recommended settings" in whole and "Not shown" not in whole.split(
+        "== Ceilings")[1]
+    table = report.recommend(folder, include_invalid=True)
+    assert table["clients"].tolist() == [8] and table["threads (maxThreads)"].iloc[0] >= 1
+
+
+def test_a_data_set_without_valid_load_runs_says_what_it_cannot_show(tmp_path):
+    import json
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(report.datasets.dataset_dir(DATASET), copy,
+                    ignore=shutil.ignore_patterns("wire_*", "requests.csv.gz"))
+    shutil.copy(report.datasets.dataset_dir(DATASET) / "requests.csv.gz", copy)
+    # keep the one-client runs and the load runs of one client count only: nothing to fit
+    runs = (copy / "runs.csv").read_text().splitlines()
+    kept = [runs[0]] + [line for line in runs[1:]
+                        if ",one-client," in line or ",load," in line and ",10,0.4," in line]
+    (copy / "runs.csv").write_text("\n".join(kept) + "\n")
+    package = json.loads((copy / "datapackage.json").read_text())
+    package["resources"] = [r for r in package["resources"] if not r["name"].startswith("wire")]
+    (copy / "datapackage.json").write_text(json.dumps(package))
+    whole = report.text(copy)
+    assert "Not shown: no group was measured at two client counts" in whole
+    assert "Not shown: nothing fitted" in whole
+    assert "== Recommended settings" in whole and report.charts(copy) == []

@@ -101,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--html", type=Path, help="also write the report as one HTML file")
     rep.add_argument("--processors", type=int, default=None,
                      help="the server's processors (default: as the data set records, or 1)")
+    rep.add_argument("--include-invalid", action="store_true",
+                     help="use the runs the runner flagged invalid too (they are left out)")
     return parser
 
 
@@ -112,9 +114,10 @@ def _import_or_report(args) -> int:
         return 0
     from . import report
 
-    print(report.text(args.dataset, processors=args.processors))
+    options = {"processors": args.processors, "include_invalid": args.include_invalid}
+    print(report.text(args.dataset, **options))
     if args.html:
-        path = report.write_html(args.dataset, args.html, processors=args.processors)
+        path = report.write_html(args.dataset, args.html, **options)
         print(f"wrote {path} ({path.stat().st_size / 1024:.0f} kB)")
     return 0
 

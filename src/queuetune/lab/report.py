@@ -39,8 +39,9 @@ from .. import fit as qfit
 from .. import sizing
 from . import datasets
 
-__all__ = ["observations", "service", "fits", "parameters", "ceilings", "misses",
-           "recommend", "processors_of", "text", "html", "write_html", "REGIMES"]
+__all__ = ["observations", "service", "fits", "parameters", "fit_warnings", "ceilings",
+           "misses", "predictions", "recommend", "processors_of", "runs_used", "charts",
+           "text", "html", "write_html", "REGIMES"]
 
 #: A run's regime by its clients K against the knee K*: below (K < 2/3 K*), at (up to
 #: 3/2 K*), past.
@@ -55,17 +56,18 @@ def _imre(dataset) -> bool:
     return datasets.experiment_of(dataset) == "imre"
 
 
-def observations(dataset: str | Path) -> pd.DataFrame:
-    """The load runs (valid ones, where the runner checked): ``group``, ``run``, ``clients``,
-    ``threads``, ``capacity`` (nullable), ``throughput`` (1/s), ``response_time`` (s),
-    ``error_rate``."""
+def observations(dataset: str | Path, *, include_invalid: bool = False) -> pd.DataFrame:
+    """The load runs (valid ones, where the runner checked, unless ``include_invalid``):
+    ``group``, ``run``, ``clients``, ``threads``, ``capacity`` (nullable), ``throughput``
+    (1/s), ``response_time`` (s), ``error_rate``. Servers limited by maxConnections are left
+    out (their connections wait in the kernel, which neither model describes)."""
     columns = ["group", "run", "clients", "threads", "capacity", "throughput",
                "response_time", "error_rate"]
     if _imre(dataset):
         from .experiments.imre import models
 
         runs = models.measured(dataset)
-        if "valid" in runs:
+        if "valid" in runs and not include_invalid:
             runs = runs[runs["valid"].fillna(True).astype(bool)]
         runs = runs[runs["max_connections"] >= runs["capacity"]]
         out = runs.assign(group=runs["split"].astype(str))
@@ -82,10 +84,11 @@ def _estimated_think(obs: pd.DataFrame) -> float:
     return max(float(np.median(z)), 0.0)
 
 
-def service(dataset: str | Path) -> pd.DataFrame:
+def service(dataset: str | Path, *, include_invalid: bool = False) -> pd.DataFrame:
     """Per group: ``S`` (s), ``s_cpu`` and ``s_wait`` (NaN where the data has no processor
-    time), ``think_time`` (s) and ``how`` (in words, where each number comes from)."""
-    obs = observations(dataset)
+    time), ``think_time`` (s) and ``how`` (in words, where each number comes from). (The
+    Imre experiment's one-client run is used whether or not the runner found it valid.)"""
+    obs = observations(dataset, include_invalid=include_invalid)
     if _imre(dataset):
         from .experiments.imre import models
 
@@ -116,10 +119,27 @@ def _capacity(part: pd.DataFrame) -> np.ndarray:
     return cap.fillna(float(part["clients"].max())).to_numpy(dtype=float).astype(int)
 
 
-def fits(dataset: str | Path) -> dict[str, dict[str, qfit.Fit]]:
+def _caught(fitter, **arguments) -> qfit.Fit:
+    """Run a fitter on ``arguments``; the warnings it issues go into
+    ``details["report_warnings"]`` (those its ``warnings`` attribute does not already hold)
+    instead of the terminal."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fitter(**arguments)
+    extra = [str(w.message) for w in caught]
+    result.details["report_warnings"] = [
+        w for w in dict.fromkeys(extra) if not any(w in known or known in w
+                                                   for known in result.warnings)]
+    return result
+
+
+def fits(dataset: str | Path, *, include_invalid: bool = False
+         ) -> dict[str, dict[str, qfit.Fit]]:
     """Per group, per model: the fit. M/M/1/B/K fits S (and Z, when the data set does not
-    give it); the thread-limited model, where the pool is known, fits s_c and s_w."""
-    obs, svc = observations(dataset), service(dataset)
+    give it); the thread-limited model, where the pool is known, fits s_c and s_w. A group
+    measured at fewer than two client counts is not fitted (it has no entry)."""
+    obs = observations(dataset, include_invalid=include_invalid)
+    svc = service(dataset, include_invalid=include_invalid)
     known_z = _imre(dataset)
     out: dict[str, dict[str, qfit.Fit]] = {}
     for group, part in obs.groupby("group", sort=False):
@@ -131,17 +151,13 @@ def fits(dataset: str | Path) -> dict[str, dict[str, qfit.Fit]]:
         B = _capacity(part)
         z = float(svc.loc[group, "think_time"])
         fixed = {"think_time": z} if known_z else None
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            models = {"M/M/1/B/K": qfit.fit_mm1bk(clients=K, capacity=B, response_time=R,
-                                                  throughput=X, fixed=fixed)}
-            if part["threads"].notna().all():
-                models["thread-limited"] = qfit.fit_thread_pool(
-                    clients=K, threads=part["threads"].to_numpy(dtype=int), capacity=B,
-                    response_time=R, throughput=X, free=("cpu_time", "wait_time"),
-                    fixed={"think_time": z})
-        for model in models.values():
-            model.details["report_warnings"] = [str(w.message) for w in caught]
+        models = {"M/M/1/B/K": _caught(qfit.fit_mm1bk, clients=K, capacity=B,
+                                       response_time=R, throughput=X, fixed=fixed)}
+        if part["threads"].notna().all():
+            models["thread-limited"] = _caught(
+                qfit.fit_thread_pool, clients=K, threads=part["threads"].to_numpy(dtype=int),
+                capacity=B, response_time=R, throughput=X, free=("cpu_time", "wait_time"),
+                fixed={"think_time": z})
         out[str(group)] = models
     return out
 
@@ -161,6 +177,15 @@ def parameters(fitted: dict[str, dict[str, qfit.Fit]]) -> pd.DataFrame:
     return out[["group", "model", "parameter", "estimate", "low", "high", "unit"]]
 
 
+def fit_warnings(fitted: dict[str, dict[str, qfit.Fit]]) -> pd.DataFrame:
+    """What the fitters warned of (parameters that trade off, estimates at a bound, an
+    exact fit, a model worse than a constant), one row per group, model and warning."""
+    rows = [{"group": group, "model": name, "warning": w}
+            for group, models in fitted.items() for name, f in models.items()
+            for w in dict.fromkeys([*f.warnings, *f.details.get("report_warnings", [])])]
+    return pd.DataFrame(rows, columns=["group", "model", "warning"])
+
+
 def processors_of(dataset: str | Path) -> int | None:
     """The server's processors as the data set records them (the cores it was pinned to),
     or None when it does not say."""
@@ -169,11 +194,13 @@ def processors_of(dataset: str | Path) -> int | None:
     return len(cores) if cores else None
 
 
-def ceilings(dataset: str | Path, *, processors: int | None = None) -> pd.DataFrame:
+def ceilings(dataset: str | Path, *, processors: int | None = None,
+             include_invalid: bool = False) -> pd.DataFrame:
     """Per group and pool measured: the processors' ceiling p/s_c, the pool's T/S, one
     server's 1/S (the only one known without the processor time), and the highest
     throughput measured (1/s)."""
-    obs, svc = observations(dataset), service(dataset)
+    obs = observations(dataset, include_invalid=include_invalid)
+    svc = service(dataset, include_invalid=include_invalid)
     p = processors or processors_of(dataset) or 1
     rows = []
     for (group, threads), part in obs.groupby(["group", obs["threads"].fillna(-1)],
@@ -205,16 +232,21 @@ def _regime(ratio: np.ndarray) -> np.ndarray:
 
 
 def _interval(values: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
-    """95 % percentile bootstrap interval of the median (the runs resampled)."""
+    """95 % percentile bootstrap interval of the median (the runs resampled); none (nan)
+    from fewer than two runs."""
+    if len(values) < 2:
+        return math.nan, math.nan
     picks = rng.integers(0, len(values), (RESAMPLES, len(values)))
     low, high = np.percentile(np.median(values[picks], axis=1), [2.5, 97.5])
     return float(low), float(high)
 
 
-def predictions(dataset: str | Path, fitted=None) -> pd.DataFrame:
+def predictions(dataset: str | Path, fitted=None, *, include_invalid: bool = False
+                ) -> pd.DataFrame:
     """Each load run beside each fitted model's values, its regime and relative errors."""
-    obs, svc = observations(dataset), service(dataset)
-    fitted = fits(dataset) if fitted is None else fitted
+    obs = observations(dataset, include_invalid=include_invalid)
+    svc = service(dataset, include_invalid=include_invalid)
+    fitted = fits(dataset, include_invalid=include_invalid) if fitted is None else fitted
     p = processors_of(dataset) or 1
     frames = []
     for group, part in obs.groupby("group", sort=False):
@@ -225,17 +257,21 @@ def predictions(dataset: str | Path, fitted=None) -> pd.DataFrame:
             frames.append(part.assign(
                 model=name, regime=regime,
                 x_model=f.fitted["throughput"], r_model=f.fitted["response_time"]))
+    if not frames:
+        return pd.DataFrame(columns=[*obs.columns, "model", "regime", "x_model", "r_model",
+                                     "throughput_error", "response_time_error"])
     out = pd.concat(frames, ignore_index=True)
     out["throughput_error"] = out["x_model"] / out["throughput"] - 1
     out["response_time_error"] = out["r_model"] / out["response_time"] - 1
     return out
 
 
-def misses(dataset: str | Path, fitted=None) -> pd.DataFrame:
+def misses(dataset: str | Path, fitted=None, *, include_invalid: bool = False
+           ) -> pd.DataFrame:
     """Per group, model, regime and quantity: runs, the median relative error (fitted /
     measured - 1) with its 95 % bootstrap interval, and the largest in size. A regime the
     data did not reach has no row."""
-    table = predictions(dataset, fitted)
+    table = predictions(dataset, fitted, include_invalid=include_invalid)
     rng = np.random.default_rng(SEED)
     rows = []
     for (group, model, regime), part in table.groupby(["group", "model", "regime"],
@@ -247,17 +283,20 @@ def misses(dataset: str | Path, fitted=None) -> pd.DataFrame:
                          "quantity": quantity.replace("_", " "), "runs": len(errors),
                          "median error": float(np.median(errors)), "low": low, "high": high,
                          "largest error": float(errors[np.argmax(np.abs(errors))])})
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=["group", "model", "regime", "quantity", "runs",
+                                      "median error", "low", "high", "largest error"])
     out["regime"] = pd.Categorical(out["regime"], REGIMES, ordered=True)
     return out.sort_values(["group", "model", "quantity", "regime"], kind="stable"
                            ).reset_index(drop=True)
 
 
-def recommend(dataset: str | Path, *, processors: int | None = None) -> pd.DataFrame:
+def recommend(dataset: str | Path, *, processors: int | None = None,
+              include_invalid: bool = False) -> pd.DataFrame:
     """Per group: :func:`queuetune.sizing.size` for the largest client count measured with
     the group's think time, from the measured s_c and s_w (without the processor time: all
     of S taken as processor time, which the ``assumption`` column says)."""
-    obs, svc = observations(dataset), service(dataset)
+    obs = observations(dataset, include_invalid=include_invalid)
+    svc = service(dataset, include_invalid=include_invalid)
     p = processors or processors_of(dataset) or 1
     rows = []
     for group, part in obs.groupby("group", sort=False):
@@ -289,36 +328,77 @@ def _title(dataset) -> str:
     return f"Report of the lab data set {datasets.dataset_dir(dataset).name}"
 
 
-def _sections(dataset, processors, fitted) -> list[tuple[str, str, pd.DataFrame]]:
-    svc = service(dataset)
+def runs_used(dataset: str | Path, *, include_invalid: bool = False) -> str:
+    """One sentence: how many load runs the report uses, and which it leaves out and why."""
+    used = observations(dataset, include_invalid=include_invalid)
+    runs = datasets.load("runs", dataset)
+    load = runs[runs["kind"] == "load"]
+    invalid = (load["valid"].eq(False).fillna(False).astype(bool) if "valid" in load
+               else pd.Series(False, index=load.index))
+    text = f"{len(used)} of the {len(load)} load runs used"
+    if invalid.any():
+        verb = "used anyway (include_invalid)" if include_invalid else "left out"
+        text += (f"; {int(invalid.sum())} flagged invalid by the runner, {verb}: runs "
+                 f"{', '.join(map(str, load.loc[invalid, 'run']))} (invalid_reason in "
+                 f"runs.csv)")
+    return text + "."
+
+
+#: What a section says when the data cannot give it.
+_EMPTY = {
+    "Fitted parameters (95 % intervals)": "no group was measured at two client counts or "
+                                          "more: nothing to fit",
+    "Where the models miss": "nothing fitted, so nothing to compare",
+    "What the fits warn of": "no warning",
+}
+
+
+def _sections(dataset, processors, fitted, include_invalid
+              ) -> list[tuple[str, str, pd.DataFrame]]:
+    svc = service(dataset, include_invalid=include_invalid)
+    kw = {"include_invalid": include_invalid}
     return [
         ("One-client service time and its split", "; ".join(svc["how"].unique()),
          svc.drop(columns="how")),
         ("Fitted parameters (95 % intervals)", "Units: seconds.", parameters(fitted)),
-        ("Ceilings (requests per second)", "", ceilings(dataset, processors=processors)),
+        ("What the fits warn of", "", fit_warnings(fitted)),
+        ("Ceilings (requests per second)", "", ceilings(dataset, processors=processors,
+                                                         **kw)),
         ("Where the models miss", "Relative error of the fitted model, fitted / measured - 1:"
          " median over the runs of each regime, 95 % bootstrap interval.",
-         misses(dataset, fitted)),
+         misses(dataset, fitted, **kw)),
         ("Recommended settings", "From queuetune.sizing.size at the largest client count "
-         "measured.", recommend(dataset, processors=processors)),
+         "measured.", recommend(dataset, processors=processors, **kw)),
     ]
 
 
-def text(dataset: str | Path, *, processors: int | None = None) -> str:
+def _body(table: pd.DataFrame, heading: str) -> pd.DataFrame | str:
+    if table.empty:
+        return "Not shown: " + _EMPTY.get(heading, "no load run to compute it from") + "."
+    return table
+
+
+def text(dataset: str | Path, *, processors: int | None = None,
+         include_invalid: bool = False) -> str:
     """The whole report as plain text."""
-    parts = [_title(dataset), ""]
-    fitted = fits(dataset)
+    parts = [_title(dataset), runs_used(dataset, include_invalid=include_invalid), ""]
+    fitted = fits(dataset, include_invalid=include_invalid)
     with pd.option_context("display.width", 140, "display.max_columns", 20,
                            "display.float_format", "{:.5g}".format):
-        for heading, note, table in _sections(dataset, processors, fitted):
-            parts += [f"== {heading}", *([note] if note else []), table.to_string(), ""]
+        for heading, note, table in _sections(dataset, processors, fitted, include_invalid):
+            body = _body(table, heading)
+            parts += [f"== {heading}", *([note] if note else []),
+                      body if isinstance(body, str) else body.to_string(), ""]
     return "\n".join(parts)
 
 
-def charts(dataset: str | Path, fitted=None) -> list[str]:
+def charts(dataset: str | Path, fitted=None, *, include_invalid: bool = False) -> list[str]:
     """Inline SVG charts (vl-convert renders the Vega-Lite spec; no script, no request):
-    measured throughput and response time against clients, with each fitted model."""
-    table = predictions(dataset, fitted)
+    measured throughput and response time against clients, with each fitted model (none
+    when nothing was fitted)."""
+    table = predictions(dataset, fitted, include_invalid=include_invalid)
+    if table.empty:
+        return []
     label = (table["group"] + (", T = " + table["threads"].astype("string")).fillna("")
              + (", B = " + table["capacity"].astype("string")).fillna(""))
     svgs = []
@@ -343,27 +423,33 @@ def charts(dataset: str | Path, fitted=None) -> list[str]:
     return svgs
 
 
-def html(dataset: str | Path, *, processors: int | None = None) -> str:
+def html(dataset: str | Path, *, processors: int | None = None,
+         include_invalid: bool = False) -> str:
     """The report as one HTML page (tables and inline SVG; nothing loaded from elsewhere)."""
-    body = []
-    fitted = fits(dataset)
-    for heading, note, table in _sections(dataset, processors, fitted):
+    fitted = fits(dataset, include_invalid=include_invalid)
+    body = [f"<p>{_html.escape(runs_used(dataset, include_invalid=include_invalid))}</p>"]
+    for heading, note, table in _sections(dataset, processors, fitted, include_invalid):
         body.append(f"<h2>{_html.escape(heading)}</h2>")
         if note:
             body.append(f"<p>{_html.escape(note)}</p>")
-        body.append(table.to_html(index=False, float_format="{:.5g}".format, na_rep="",
+        shown = _body(table, heading)
+        body.append(f"<p>{_html.escape(shown)}</p>" if isinstance(shown, str) else
+                    shown.to_html(index=False, float_format="{:.5g}".format, na_rep="",
                                   border=0))
-    body.append("<h2>Charts</h2>")
-    body += [f"<figure>{svg}</figure>" for svg in charts(dataset, fitted)]
+    svgs = charts(dataset, fitted, include_invalid=include_invalid)
+    if svgs:
+        body.append("<h2>Charts</h2>")
+        body += [f"<figure>{svg}</figure>" for svg in svgs]
     template = resources.files("queuetune.lab").joinpath("report_template.html").read_text(
         encoding="utf-8")
     return string.Template(template).substitute(title=_html.escape(_title(dataset)),
                                                 body="\n".join(body))
 
 
-def write_html(dataset: str | Path, path: str | Path, *, processors: int | None = None
-               ) -> Path:
+def write_html(dataset: str | Path, path: str | Path, *, processors: int | None = None,
+               include_invalid: bool = False) -> Path:
     """Write :func:`html` to ``path``; returns it."""
     path = Path(path)
-    path.write_text(html(dataset, processors=processors), encoding="utf-8")
+    path.write_text(html(dataset, processors=processors, include_invalid=include_invalid),
+                    encoding="utf-8")
     return path
