@@ -33,7 +33,6 @@ from pathlib import Path
 import altair as alt
 import numpy as np
 import pandas as pd
-import vl_convert
 
 from .. import fit as qfit
 from .. import sizing
@@ -396,6 +395,8 @@ def charts(dataset: str | Path, fitted=None, *, include_invalid: bool = False) -
     """Inline SVG charts (vl-convert renders the Vega-Lite spec; no script, no request):
     measured throughput and response time against clients, with each fitted model (none
     when nothing was fitted)."""
+    import vl_convert  # the lab extra: only the charts need it
+
     table = predictions(dataset, fitted, include_invalid=include_invalid)
     if table.empty:
         return []
