@@ -358,7 +358,7 @@ def _sections(dataset, processors, fitted, include_invalid
     kw = {"include_invalid": include_invalid}
     return [
         ("One-client service time and its split", "; ".join(svc["how"].unique()),
-         svc.drop(columns="how")),
+         svc.drop(columns="how").rename_axis("group").reset_index()),
         ("Fitted parameters (95 % intervals)", "Units: seconds.", parameters(fitted)),
         ("What the fits warn of", "", fit_warnings(fitted)),
         ("Ceilings (requests per second)", "", ceilings(dataset, processors=processors,
@@ -410,13 +410,14 @@ def charts(dataset: str | Path, fitted=None, *, include_invalid: bool = False) -
                                  "series": label.astype(str), "what": "measured"}
                                 ).drop_duplicates()
         model = pd.DataFrame({"clients": table["clients"], "value": table[model_col],
-                              "series": (label + " " + table["model"]).astype(str),
+                              "series": label.astype(str),
+                              "line": (label + " " + table["model"]).astype(str),
                               "what": table["model"]})
         points = alt.Chart(measured).mark_point(filled=True).encode(
             x=alt.X("clients:Q", title="clients K"),
             y=alt.Y("value:Q", title=f"{title} ({unit})"), color=alt.Color("series:N"))
         lines = alt.Chart(model).mark_line(opacity=0.7).encode(
-            x="clients:Q", y="value:Q", detail="series:N",
+            x="clients:Q", y="value:Q", detail="line:N", color="series:N",
             strokeDash=alt.StrokeDash("what:N", title="fitted"))
         chart = (points + lines).properties(width=420, height=260,
                                             title=f"{title}: measured and fitted")
