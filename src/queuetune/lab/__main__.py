@@ -11,6 +11,8 @@ Examples::
     python -m queuetune.lab repair data/lab/X       # the status of a data set whose runner died
     python -m queuetune.lab webapp DIR              # the test page, to deploy on your server
     python -m queuetune.lab locustfile              # path of the Locust file, for workers
+    python -m queuetune.lab import run_stats_history.csv --out data/lab/mine  # Locust or JTL
+    python -m queuetune.lab report data/lab/mine --html report.html   # parameters, settings
 
 The test page does work only for requests that carry its secret (a new one each time
 ``webapp`` writes it; it prints it): pass it to ``run --secret``. Remove the page from your
@@ -89,7 +91,35 @@ def _parser() -> argparse.ArgumentParser:
     locust = sub.add_parser("locustfile", help="print the path of the Locust file (for "
                                                "workers)")
     locust.add_argument("--experiment", default="imre", help="whose file (default: imre)")
+    imp = sub.add_parser("import", help="turn a Locust stats history CSV or a JMeter JTL "
+                                        "(CSV) into a lab data set")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--out", type=Path, required=True, help="the new data set's folder")
+    rep = sub.add_parser("report", help="a data set's service time, fitted parameters, "
+                                        "ceilings, misses and recommended settings")
+    rep.add_argument("dataset", help="a data set's name under data/lab or its folder")
+    rep.add_argument("--html", type=Path, help="also write the report as one HTML file")
+    rep.add_argument("--processors", type=int, default=None,
+                     help="the server's processors (default: as the data set records, or 1)")
+    rep.add_argument("--include-invalid", action="store_true",
+                     help="use the runs the runner flagged invalid too (they are left out)")
     return parser
+
+
+def _import_or_report(args) -> int:
+    if args.command == "import":
+        from .importers import import_file
+
+        print(import_file(args.file, args.out))
+        return 0
+    from . import report
+
+    options = {"processors": args.processors, "include_invalid": args.include_invalid}
+    print(report.text(args.dataset, **options))
+    if args.html:
+        path = report.write_html(args.dataset, args.html, **options)
+        print(f"wrote {path} ({path.stat().st_size / 1024:.0f} kB)")
+    return 0
 
 
 def _plan(plan: campaign_.Campaign) -> int:
@@ -123,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "webapp":
             return _webapp(args)
+        if args.command in ("import", "report"):
+            return _import_or_report(args)
         if args.command == "repair":
             from .datasets import repair
 
