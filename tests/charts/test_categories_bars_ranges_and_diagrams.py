@@ -1,4 +1,5 @@
-"""The bar, range and reference chart builders used by the domino-curves chapter."""
+"""The bar and range chart builders used by the domino-curves chapter (its reference chart:
+tests/charts/test_diagrams.py)."""
 
 from __future__ import annotations
 
@@ -100,79 +101,3 @@ def test_range_chart_colours_a_series_with_a_legend(ranges):
 def test_range_chart_refuses_reversed_ranges(ranges):
     with pytest.raises(ValueError, match="lo <= hi"):
         span(ranges.assign(lo=[30, 15, 0]))
-
-
-# -- reference_chart --------------------------------------------------------------------------
-
-@pytest.fixture
-def readings():
-    return pd.DataFrame({"reading": ["system A", "system B"], "users": [1200, 1200],
-                         "cpu": [40.0, 65.0]})
-
-
-RULES = pd.DataFrame({"value": [75.0, 30.0], "label": ["Ceiling", "Average"]})
-BANDS = pd.DataFrame({"low": [50.0], "high": [70.0], "label": ["Guideline"]})
-
-
-def reference(points, **overrides):
-    kwargs = dict(x="users", y="cpu", title="T", description="D", x_title="Users",
-                  y_title="CPU (%)", series="reading", y_rules=RULES, y_bands=BANDS,
-                  x_domain=(0, 1800), y_domain=(0, 100))
-    kwargs.update(overrides)
-    return charts.reference_chart(points, **kwargs)
-
-
-def test_reference_chart_draws_points_rules_and_bands_without_a_line(readings):
-    spec = reference(readings).to_dict()
-    marks = [layer["mark"]["type"] for layer in spec["layer"]]
-    assert "line" not in marks
-    assert marks.count("point") == 1 and marks.count("rule") == 1 and marks.count("rect") == 1
-    point = spec["layer"][-1]
-    assert point["encoding"]["x"]["scale"]["domain"] == [0, 1800]
-    assert point["encoding"]["color"]["legend"]["symbolOpacity"] == 1
-    assert {t["title"] for t in point["encoding"]["tooltip"]} == {"reading", "Users",
-                                                                 "CPU (%)"}
-    band = spec["layer"][0]
-    assert band["encoding"]["fill"]["scale"] is None  # no legend entry for a band
-    drawn = svg(reference(readings))
-    for text in ("Ceiling", "Average", "Guideline", "system B"):
-        assert text in drawn
-
-
-def test_reference_chart_band_colours(readings):
-    grey = reference(readings).to_dict()["datasets"]
-    assert any(row.get("_colour") == "#888" for rows in grey.values() for row in rows)
-    coloured = reference(readings, y_bands=BANDS.assign(colour=["#009E73"])).to_dict()
-    assert any(row.get("_colour") == "#009E73"
-               for rows in coloured["datasets"].values() for row in rows)
-
-
-def test_reference_chart_schematic_without_points():
-    chart = charts.reference_chart(
-        None, x="users", y="probe", title="T", description="D", x_title="Users",
-        y_title="Probe (s)", y_bands=BANDS, x_rules=pd.DataFrame({"value": [325],
-                                                                  "label": ["cross"]}),
-        x_bands=pd.DataFrame({"low": [250, 300], "high": [300, 350], "label": ["a", "b"]}),
-        x_domain=(200, 400), y_domain=(0, 6))
-    spec = chart.to_dict()
-    assert all(layer["mark"]["type"] != "point" for layer in spec["layer"])
-    x_rule = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "rule")
-    assert x_rule["encoding"]["y"] == {"value": 20}  # starts below the band labels
-    assert "cross" in svg(chart)
-
-
-def test_reference_chart_schematic_needs_both_domains():
-    with pytest.raises(ValueError, match="x_domain and y_domain"):
-        charts.reference_chart(None, x="u", y="c", title="T", description="D",
-                               x_title="U", y_title="C", y_rules=RULES)
-
-
-@pytest.mark.parametrize("overrides, message", [
-    ({"y_rules": RULES.rename(columns={"value": "v"})}, "y_rules lacks"),
-    ({"y_bands": BANDS.assign(low=[80.0])}, "y_bands: every band needs low <= high"),
-    ({"x_domain": (10, 10)}, "x_domain must be"),
-    ({"y_title": " "}, "y_title"),
-])
-def test_reference_chart_refuses_bad_input(readings, overrides, message):
-    with pytest.raises(ValueError, match=message):
-        reference(readings, **overrides)

@@ -1,9 +1,8 @@
-"""The two builders of the imre-appserver chapter: model curves on a fine grid marked at the
-measured settings, and a block diagram of boxes and arrows."""
+"""curve_chart, used by the imre-appserver chapter: model curves on a fine grid marked at the
+measured settings (its block diagram: test_diagrams)."""
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import pytest
 
@@ -123,88 +122,3 @@ def test_curve_chart_takes_a_subtitle_of_several_lines(curves):
 def test_curve_chart_refuses_bad_input(curves, overrides, message):
     with pytest.raises(ValueError, match=message):
         curve(curves, **overrides)
-
-
-# --- block_diagram --------------------------------------------------------------------------
-
-@pytest.fixture
-def boxes():
-    return pd.DataFrame([
-        dict(x=10, y=10, x2=110, y2=90, label="Clients\n(K)", detail="They think."),
-        dict(x=200, y=10, x2=300, y2=90, label="Queue", detail="It waits.", fill="#fdf1dc",
-             anchor="top"),
-        dict(x=210, y=50, x2=230, y2=80, label="", detail="A place."),
-    ])
-
-
-@pytest.fixture
-def arrows():
-    return pd.DataFrame([
-        dict(x=110, y=40, x2=200, y2=40, label="request", detail="Sent."),
-        dict(x=200, y=70, x2=110, y2=70, label="refused", detail="Back.", dashed=True, ly=85),
-        dict(x=250, y=90, x2=250, y2=120, label="", detail="Down.", head=False),
-        dict(x=60, y=120, x2=60, y2=90, label="", detail="Up."),
-    ])
-
-
-def diagram(boxes, arrows, **overrides):
-    kwargs = dict(title="Diagram", description="Boxes and arrows.", width=320, height=130)
-    kwargs.update(overrides)
-    return charts.block_diagram(boxes, arrows, **kwargs)
-
-
-def test_block_diagram_layers_and_hidden_axes(boxes, arrows):
-    spec = diagram(boxes, arrows).to_dict()
-    assert spec["title"] == "Diagram" and spec["description"] == "Boxes and arrows."
-    assert (spec["width"], spec["height"]) == (320, 130)
-    marks = [layer["mark"]["type"] for layer in spec["layer"]]
-    assert marks == ["rect", "text", "text", "rule", "point", "text"]
-    rect = spec["layer"][0]
-    assert rect["encoding"]["x"]["axis"] is None and rect["encoding"]["y"]["axis"] is None
-    assert rect["encoding"]["y"]["scale"]["reverse"] is True  # y grows downwards
-    tips = [t["title"] for t in rect["encoding"]["tooltip"]]
-    assert tips == ["Part", "What it does"]
-
-
-def test_block_diagram_labels_split_into_lines_and_fills_default(boxes, arrows):
-    spec = diagram(boxes, arrows).to_dict()
-    rows = spec["datasets"][spec["layer"][0]["data"]["name"]]
-    assert rows[0]["_lines"] == ["Clients", "(K)"] and rows[0]["_tip"] == "Clients (K)"
-    assert [r["fill"] for r in rows] == ["#ffffff", "#fdf1dc", "#ffffff"]
-    assert [r["anchor"] for r in rows] == ["middle", "top", "middle"]
-
-
-def test_block_diagram_arrowheads_point_along_the_arrow(boxes, arrows):
-    spec = diagram(boxes, arrows).to_dict()
-    heads = spec["layer"][4]
-    rows = spec["datasets"][heads["data"]["name"]]
-    # right, left and up; the third arrow has no head
-    assert [round(r["_angle"]) for r in rows] == [90, 270, 0]
-    assert rows[0]["_hx"] == pytest.approx(195) and rows[0]["_hy"] == pytest.approx(40)
-    shafts = spec["datasets"][spec["layer"][3]["data"]["name"]]
-    assert [bool(r["dashed"]) for r in shafts] == [False, True, False, False]
-    notes = spec["datasets"][spec["layer"][5]["data"]["name"]]
-    assert [(r["label"], r["_lx"], r["_ly"]) for r in notes] == [
-        ("request", 155.0, 32.0), ("refused", 155.0, 85.0)]
-
-
-@pytest.mark.parametrize("change, message", [
-    (lambda b, a: b.assign(x2=b["x"]), "x < x2"),
-    (lambda b, a: b.assign(anchor="left"), "anchor must be"),
-    (lambda b, a: b.assign(y2=500), "must lie within"),
-    (lambda b, a: b.drop(columns="detail"), "lacks column"),
-])
-def test_block_diagram_refuses_bad_boxes(boxes, arrows, change, message):
-    with pytest.raises(ValueError, match=message):
-        diagram(change(boxes, arrows), arrows)
-
-
-def test_block_diagram_refuses_arrows_off_the_canvas_and_missing_text(boxes, arrows):
-    with pytest.raises(ValueError, match="arrows must lie within"):
-        diagram(boxes, arrows.assign(x2=-5))
-    with pytest.raises(ValueError, match="description"):
-        diagram(boxes, arrows, description=" ")
-
-
-def test_block_diagram_is_an_altair_chart(boxes, arrows):
-    assert isinstance(diagram(boxes, arrows), alt.LayerChart)

@@ -1,0 +1,61 @@
+"""queuetune.lab.__main__: the lab's command line, in its commands that start no server
+(``plan``, ``webapp``, ``locustfile``) and its refusals."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from queuetune.lab import __main__ as cli
+from queuetune.lab import campaign
+from queuetune.lab.generator import locustfile
+
+
+def test_locustfile_prints_the_shipped_path(capsys):
+    assert cli.main(["locustfile"]) == 0
+    assert capsys.readouterr().out.strip() == str(locustfile())
+
+
+def test_webapp_writes_the_test_page(tmp_path, capsys):
+    folder = tmp_path / "ROOT"
+    assert cli.main(["webapp", str(folder)]) == 0
+    page = folder / "work.jsp"
+    assert page.read_bytes() == (locustfile().parent / "app" / "work.jsp").read_bytes()
+    assert capsys.readouterr().out.strip() == f"wrote {page}"
+
+
+def test_plan_lists_every_run_of_the_campaign(capsys):
+    plan = campaign.load(campaign.builtin("smoke"))
+    assert cli.main(["plan", "smoke"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    runs = plan.schedule()
+    assert lines[0] == (f"{plan.name}: {len(runs)} runs, about "
+                        f"{plan.estimated_seconds() / 60:.0f} min")
+    assert len(lines) == 1 + len(runs)
+    assert lines[1].split()[:2] == [runs[0].kind, runs[0].split.name]
+
+
+def test_an_unknown_campaign_is_an_error_with_exit_status_2(capsys):
+    assert cli.main(["plan", "no-such-campaign"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+@pytest.mark.parametrize("text, expected", [("0.0.0.0:5557", ("0.0.0.0", 5557)),
+                                            ("::1:80", ("::1", 80))])
+def test_master_bind_is_host_and_port(text, expected):
+    assert cli._bind(text) == expected
+
+
+@pytest.mark.parametrize("text", ["5557", ":5557", "host:", "host:0", "host:65536", "host:x"])
+def test_a_bad_master_bind_names_the_option(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="--master-bind must be HOST:PORT"):
+        cli._bind(text)
+
+
+def test_the_run_command_reads_its_options():
+    args = cli._parser().parse_args(["run", "smoke", "--workers", "2", "--no-wire",
+                                     "--master-bind", "127.0.0.1:5557"])
+    assert (args.campaign, args.workers, args.no_wire, args.master_bind) == (
+        "smoke", 2, True, ("127.0.0.1", 5557))
+    assert cli._parser().parse_args(["run"]).campaign == "imre"

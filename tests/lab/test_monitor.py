@@ -1,0 +1,81 @@
+"""queuetune.lab.monitor: the share of a core that a process group and each core used over an
+interval, interpolated between readings (here readings the test makes up, no thread)."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+from queuetune.lab import monitor
+
+
+class Clock:
+    """Readings on demand: the wall-clock time and each PID's and core's cumulative seconds."""
+
+    def __init__(self, monkeypatch):
+        self.now = 100.0
+        self.seconds: dict[int, float] = {}
+        self.cores = [0.0, 0.0]
+        monkeypatch.setattr(monitor.time, "time", lambda: self.now)
+        monkeypatch.setattr(monitor, "_process_seconds",
+                            lambda pids: sum(self.seconds.get(p, 0.0) for p in pids))
+        monkeypatch.setattr(monitor, "_core_busy_seconds", lambda: list(self.cores))
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    return Clock(monkeypatch)
+
+
+def test_share_is_the_seconds_used_over_the_interval_interpolated(clock):
+    pids = [11, 12]
+    cpu = monitor.CpuMonitor({"server": lambda: pids})
+    cpu._sample()  # t = 100: nothing used yet
+    clock.now, clock.seconds = 102.0, {11: 1.0, 12: 0.5}
+    clock.cores = [1.5, 2.0]
+    cpu._sample()  # t = 102: 1.5 s used in 2 s
+    clock.now, clock.seconds = 104.0, {11: 1.5, 12: 0.5}
+    clock.cores = [2.0, 4.0]
+    cpu._sample()  # t = 104: 0.5 s more
+    assert cpu.share("server", 100.0, 102.0) == pytest.approx(0.75)
+    assert cpu.share("server", 101.0, 103.0) == pytest.approx((1.75 - 0.75) / 2)
+    assert cpu.share("server", 100.0, 104.0) == pytest.approx(0.5)
+    assert cpu.core_share(1, 100.0, 104.0) == pytest.approx(1.0)
+    assert cpu.core_share(0, 102.0, 104.0) == pytest.approx(0.25)
+
+
+def test_a_process_that_ended_keeps_its_last_reading(clock):
+    pids = [21, 22]
+    cpu = monitor.CpuMonitor({"generator": lambda: pids})
+    clock.seconds = {21: 2.0, 22: 1.0}
+    cpu._sample()
+    clock.now = 101.0
+    del clock.seconds[22]  # the process is gone: psutil reads nothing
+    cpu._sample()
+    pids.remove(22)  # and its PID is no longer listed
+    clock.now = 102.0
+    cpu._sample()
+    assert cpu.values["generator"] == [3.0, 3.0, 3.0]
+
+
+def test_share_is_nan_without_an_interval_or_two_readings(clock):
+    cpu = monitor.CpuMonitor({"server": list})
+    cpu._sample()
+    assert math.isnan(cpu.share("server", 100.0, 101.0))  # one reading
+    clock.now = 101.0
+    cpu._sample()
+    assert math.isnan(cpu.share("server", 101.0, 101.0))
+    assert math.isnan(cpu.core_share(0, 101.0, 100.0))
+    assert cpu.share("server", 100.0, 101.0) == 0.0
+
+
+def test_the_monitor_samples_at_entry_and_exit():
+    """The real readings of this process: cumulative, so they never fall."""
+    with monitor.CpuMonitor({"me": lambda: [os.getpid()]}, interval_s=0.05) as cpu:
+        sum(i * i for i in range(200_000))
+    assert len(cpu.times) >= 2 and cpu.times == sorted(cpu.times)
+    assert cpu.values["me"] == sorted(cpu.values["me"]) and cpu.values["me"][-1] > 0
+    assert len(cpu.cores[0]) == len(cpu.cores[-1]) >= 1
+    assert not cpu._thread.is_alive()
