@@ -374,6 +374,9 @@ def describe(plan: Campaign, options: Any) -> dict[str, Any]:  # noqa: ARG001
         "pinning": {"server_cores": list(s.cores), "generator_cores": list(s.generator_cores),
                     "tool": "taskset", "rule": "1 processor: Tomcat on server_cores[0], the "
                     "generator on generator_cores; 2: both on server_cores[:2]"},
+        "jvm_options": {str(n): ServerSettings(threads=1, queue=1, port=0, heap_mb=s.heap_mb,
+                                               cores=s.cores[:n]).jvm_options()
+                        for n in range(1, len(s.cores) + 1)},
         "java_runtime": {"source": runtime.source, "version": runtime.version,
                          "home": str(runtime.home),
                          "virtual_threads": runtime.supports_virtual_threads},
