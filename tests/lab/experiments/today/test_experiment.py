@@ -205,3 +205,16 @@ def test_two_processors_share_their_cores_with_the_generator(smoke):
     assert (two["generator_share"] > 0).all()
     meta = datasets.metadata(folder)
     assert "-XX:ActiveProcessorCount=2" in meta["jvm_options"]["2"]
+
+
+def test_a_server_that_failed_is_stored_with_its_cause():
+    from queuetune.lab.tomcat import ServerError
+
+    log = ("Tomcat exited with code 0 while starting; its log ends with:\nINFO Starting\n"
+           "SEVERE The required Server component failed to start\nCaused by: "
+           "java.lang.UnsupportedOperationException: Java Runtime does not support virtual "
+           "threads. You must use Java 21 or later to use this feature.\nINFO Pausing")
+    assert experiment._cause(ServerError(log)) == (
+        "Tomcat did not start: java.lang.UnsupportedOperationException: Java Runtime does not "
+        "support virtual threads. You must use Java 21 or later to use this feature.")
+    assert experiment._cause(ServerError("no answer\nwithin 90 s")) == "no answer within 90 s"

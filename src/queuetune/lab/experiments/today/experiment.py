@@ -515,7 +515,7 @@ def server(session: Session, run: Run) -> Iterator[Server]:
     except ServerError as exc:
         if run["executor"] != "virtual":
             raise
-        session.state["server_error"] = " ".join(str(exc).split())[:2000]
+        session.state["server_error"] = _cause(exc)
         yield Server(url="http://127.0.0.1:0")
         return
     try:
@@ -527,6 +527,13 @@ def server(session: Session, run: Run) -> Iterator[Server]:
                      cores=cores if run["processors"] == 1 else (), handle=tomcat)
     finally:
         tomcat.stop()
+
+
+def _cause(error: ServerError) -> str:
+    """The error's cause as Tomcat logged it (its last "Caused by" line), else its start."""
+    causes = re.findall(r"Caused by: (.+)", str(error))
+    text = f"Tomcat did not start: {causes[-1]}" if causes else str(error)
+    return " ".join(text.split())[:1000]
 
 
 def _get(url: str, secret: str, work: int, sleep_us: int, size: int) -> tuple[float, int]:
