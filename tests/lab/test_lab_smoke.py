@@ -27,7 +27,7 @@ from lab_campaigns import (
 )
 
 from queuetune.lab import campaign, datasets, runner, tomcat
-from queuetune.lab.experiments.imre import analysis, experiment
+from queuetune.lab.experiments.imre import analysis, chapter, experiment
 
 pytestmark = pytest.mark.lab
 
@@ -100,6 +100,10 @@ def test_the_two_limits_behave_differently(smoke):
     fewer = wire.loc["executor-max-connections"]
     assert (fewer["outcome"] == "ok").all()
     assert (fewer["connect_ms"].max() > 500)
+    # two clients back to back against B = 3: many requests, answered or refused, nothing else
+    steady = wire.loc["back-to-back"]
+    assert len(steady) > 10 and set(steady["outcome"]) <= {"ok", "closed", "reset"}
+    assert "requests refused" in chapter.back_to_back(wire.reset_index())
 
 
 def test_distributed_mode_with_a_worker_process(tmp_path, no_leftovers):

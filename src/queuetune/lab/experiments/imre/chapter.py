@@ -749,3 +749,16 @@ def error_text(by_regime: pd.DataFrame, split: str, model: str, regime: str,
         return (f"{row['median error'] * 100:+.1f} points ({row['low'] * 100:+.1f} to "
                 f"{row['high'] * 100:+.1f})")
     return f"{row['median error']:+.1%} ({row['low']:+.1%} to {row['high']:+.1%})"
+
+
+def back_to_back(connections: pd.DataFrame) -> str:
+    """What the wire study's ``back-to-back`` scenario found (two clients without think time
+    against 2 threads and a queue of 1), in one sentence; a data set measured before the
+    scenario existed says so."""
+    part = connections[connections["scenario"] == "back-to-back"]
+    if part.empty:
+        return ("This data set was measured before the wire study sent requests back to back; "
+                "a new campaign stores that scenario too.")
+    refused = int((part["outcome"] != "ok").sum())
+    return (f"Two clients sending back to back to 2 threads and a queue of 1 (B = 3, never "
+            f"more than two requests outstanding): {refused} of {len(part)} requests refused.")
