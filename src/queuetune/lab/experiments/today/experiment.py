@@ -323,7 +323,21 @@ def _run_seconds(settings: Settings, run: Run) -> float:
     if run.kind == "one-client":
         return t.one_client_s + 1.0 + RUN_OVERHEAD_S
     ramp = t.ramp_s if run["clients"] else 0.0
-    return ramp + t.warmup_s + t.measure_s + RUN_OVERHEAD_S
+    return ramp + t.warmup_s + t.measure_s + RUN_OVERHEAD_S + _drain_seconds(settings, run)
+
+
+def _drain_seconds(settings: Settings, run: Run) -> float:
+    """Open arrivals past the nominal capacity leave a backlog that the run waits for, up to
+    the request timeout (counted in full: the estimate errs long)."""
+    from .analysis import capacity
+
+    work = settings.workload
+    if run["arrival_rate"] <= 0:
+        return 0.0
+    cap = capacity(processors=run["processors"],
+                   threads=run["threads"] if run["executor"] == "platform" else 0,
+                   connections=run["pool"], s_c=work.cpu_ms / 1000, s_w=work.wait_ms / 1000)
+    return settings.checks.request_timeout_s if run["arrival_rate"] > cap else 0.0
 
 
 def estimated_seconds(plan: Campaign, *, starts_server: bool = True) -> float:
