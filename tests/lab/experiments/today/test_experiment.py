@@ -203,6 +203,8 @@ def test_two_processors_share_their_cores_with_the_generator(smoke):
     assert two["server_cores_busy"].isna().all()
     assert two["generator_share"].notna().all() and two["other_cpu"].notna().all()
     assert (two["generator_share"] > 0).all()
+    one = runs[(runs["processors"] == 1) & runs["server_error"].isna()]
+    assert (one["generator_share"] == 0).all() and one["server_cores_busy"].notna().all()
     meta = datasets.metadata(folder)
     assert "-XX:ActiveProcessorCount=2" in meta["jvm_options"]["2"]
 

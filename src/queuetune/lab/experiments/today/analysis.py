@@ -9,7 +9,7 @@ Only requests *sent* inside a run's measurement window count. Per run:
   requests are correlated, single requests are not independent samples);
 * ``permit_wait_ms`` and ``permit_wait_p99_ms`` - time waiting for a permit of the pool;
 * ``lateness_p99_ms`` - how late the generator sent, ``generator_share`` - its share of the
-  processor time of Tomcat's cores;
+  busy time of Tomcat's cores (0 when it runs on cores of its own);
 * ``regime`` - below, at or past the knee: the offered load against the nominal capacity of
   the configuration (:func:`capacity`);
 * with the thread-pool model of the ``models`` branch (``queuetune.thread_pool`` with

@@ -730,7 +730,8 @@ def _cpu_row(session: Session, run: Run, monitor: CpuMonitor, window: tuple[floa
                       f"server and the generator {server_cpu + generator_cpu:.2f}: another "
                       f"process took more than the {policy.core_margin:.0%} margin")
     return {"server_cpu": _round(server_cpu, 4), "generator_cpu": _round(generator_cpu, 4),
-            "generator_share": _round(generator_cpu / busy if busy > 0 else None, 4),
+            "generator_share": _round((generator_cpu / busy if busy > 0 else None) if shared
+                                      else 0.0, 4),
             "cores_busy": _round(busy, 4), "other_cpu": _round(other, 4)}, failed
 
 

@@ -48,8 +48,9 @@ TABLES: dict[str, Table] = {
         Field("generator_cpu", "number", "Processor time of the load generator over the "
                                          "window, in cores (with 2 processors it shares "
                                          "Tomcat's cores)"),
-        Field("generator_share", "number", "generator_cpu over the processor time of the "
-                                           "cores Tomcat runs on"),
+        Field("generator_share", "number", "Share of the busy time of Tomcat's cores that "
+                                           "the generator took (0 when it runs on cores of "
+                                           "its own, with 1 processor)"),
         Field("cores_busy", "number", "Busy time of Tomcat's cores over the window, in cores"),
         Field("other_cpu", "number", "cores_busy less server_cpu and, when they share cores, "
                                      "generator_cpu: what else ran there, in cores"),
