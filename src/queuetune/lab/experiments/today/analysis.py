@@ -2,7 +2,9 @@
 
 Only requests *sent* inside a run's measurement window count. Per run:
 
-* ``throughput`` - answered requests per second; ``offered`` - the planned arrival rate (open
+* ``throughput`` - answers completed inside the window, per second (past the knee, requests
+  sent in the window are answered long after it: counting them would give the arrival rate);
+  ``offered`` - the planned arrival rate (open
   runs) or requests sent per second (closed runs);
 * ``r_mean`` with ``r_low``/``r_high`` - mean response time of the answered requests and its
   95 % interval by batch means (the window cut into :data:`BATCHES` equal parts: consecutive
@@ -76,18 +78,30 @@ def _run_metrics(group: pd.DataFrame) -> pd.Series:
     return pd.Series({
         "sent_in_window": len(group), "answered": len(ok),
         "refused_share": (group["outcome"] == "closed").mean(),
-        "throughput": len(ok) / (end - start),
         "r_mean": ok["latency_ms"].mean() if len(ok) else np.nan, "r_low": low, "r_high": high,
         "permit_wait_ms": wait.mean() if len(wait) else np.nan,
         "permit_wait_p99_ms": float(np.percentile(wait, 99)) if len(wait) else np.nan,
     })
 
 
+def _completions(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.Series:
+    """Per run: answers that ended inside the window, per second of the window."""
+    bounds = runs.set_index("run")[["window_start_s", "window_end_s"]]
+    joined = requests[requests["outcome"] == "ok"].join(bounds, on="run")
+    end = joined["start_s"] + joined["latency_ms"] / 1000
+    inside = (end >= joined["window_start_s"]) & (end < joined["window_end_s"])
+    counts = joined[inside.to_numpy()].groupby("run").size()
+    return (counts.reindex(bounds.index, fill_value=0)
+            / (bounds["window_end_s"] - bounds["window_start_s"]))
+
+
 def summarize(dataset: str | Path) -> pd.DataFrame:
     """One row per run: its levels, validity, and the metrics of the module's docstring."""
     runs = runs_of(dataset)
-    window = in_window(load("requests", dataset), runs)
+    requests = load("requests", dataset)
+    window = in_window(requests, runs)
     metrics = window.groupby("run")[list(window.columns)].apply(_run_metrics)
+    metrics["throughput"] = _completions(requests, runs)
     keep = ["run", "kind", "processors", "executor", "threads", "queue", "pool", "clients",
             "arrival_rate", "think_s", "cpu_ms", "wait_ms", "java", "server_error",
             "window_start_s", "window_end_s", "generator_cpu", "generator_share",
