@@ -1,0 +1,245 @@
+"""A data set of today's experiment turned into per-run metrics and the models' errors.
+
+Only requests *sent* inside a run's measurement window count. Per run:
+
+* ``throughput`` - answers completed inside the window, per second (past the knee, requests
+  sent in the window are answered long after it: counting them would give the arrival rate);
+  ``offered`` - the planned arrival rate (open
+  runs) or requests sent per second (closed runs);
+* ``r_mean`` with ``r_low``/``r_high`` - mean response time of the answered requests and its
+  95 % interval by batch means (the window cut into :data:`BATCHES` equal parts: consecutive
+  requests are correlated, single requests are not independent samples);
+* ``permit_wait_ms`` and ``permit_wait_p99_ms`` - time waiting for a permit of the pool;
+* ``lateness_p99_ms`` - how late the generator sent, ``generator_share`` - its share of the
+  busy time of Tomcat's cores (0 when it runs on cores of its own);
+* ``regime`` - below, at or past the knee: the offered load against the nominal capacity of
+  the configuration (:func:`capacity`);
+* with the thread-pool model of the ``models`` branch (``queuetune.thread_pool`` with
+  ``processors``, ``connections`` and ``arrival_rate``), its predicted throughput and mean
+  response time, and their relative errors (:func:`prediction_errors`); without it, the
+  analysis says so rather than fail.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ...datasets import experiment_of, load
+
+__all__ = ["BATCHES", "AT_KNEE", "runs_of", "in_window", "summarize", "service_times",
+           "capacity", "regimes", "model_available", "predict", "prediction_errors",
+           "errors_by_regime"]
+
+#: Equal parts of each run's window whose means give the interval of the run's mean.
+BATCHES = 10
+#: Offered load over capacity counted as "at the knee" (below: "below", above: "past").
+AT_KNEE = (0.85, 1.15)
+_MODEL_KEYWORDS = ("processors", "connections", "arrival_rate")
+
+
+def runs_of(dataset: str | Path) -> pd.DataFrame:
+    """The runs table of a data set of this experiment (``ValueError`` for another's)."""
+    if experiment_of(dataset) != "today":
+        raise ValueError(f"dataset must be a data set of the experiment 'today', got one of "
+                         f"{experiment_of(dataset)!r}")
+    return load("runs", dataset)
+
+
+def in_window(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """The requests sent inside their run's measurement window, with the window's bounds."""
+    bounds = runs.set_index("run")[["window_start_s", "window_end_s"]]
+    joined = requests.join(bounds, on="run")
+    inside = (joined["start_s"] >= joined["window_start_s"]) & (
+        joined["start_s"] < joined["window_end_s"])
+    return joined[inside.to_numpy()]
+
+
+def _interval(means: np.ndarray) -> tuple[float, float]:
+    """95 % Student interval of the mean of batch means (NaN with fewer than 2 batches)."""
+    means = means[np.isfinite(means)]
+    if len(means) < 2:
+        return float("nan"), float("nan")
+    half = stats.t.ppf(0.975, len(means) - 1) * means.std(ddof=1) / np.sqrt(len(means))
+    return float(means.mean() - half), float(means.mean() + half)
+
+
+def _run_metrics(group: pd.DataFrame) -> pd.Series:
+    start, end = group["window_start_s"].iloc[0], group["window_end_s"].iloc[0]
+    ok = group[group["outcome"] == "ok"]
+    batch = np.minimum(((ok["start_s"] - start) / (end - start) * BATCHES).astype(int),
+                       BATCHES - 1)
+    low, high = _interval(ok.groupby(batch)["latency_ms"].mean().to_numpy())
+    wait = ok["permit_wait_us"].dropna() / 1000
+    return pd.Series({
+        "sent_in_window": len(group), "answered": len(ok),
+        "refused_share": (group["outcome"] == "closed").mean(),
+        "r_mean": ok["latency_ms"].mean() if len(ok) else np.nan, "r_low": low, "r_high": high,
+        "permit_wait_ms": wait.mean() if len(wait) else np.nan,
+        "permit_wait_p99_ms": float(np.percentile(wait, 99)) if len(wait) else np.nan,
+    })
+
+
+def _completions(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.Series:
+    """Per run: answers that ended inside the window, per second of the window."""
+    bounds = runs.set_index("run")[["window_start_s", "window_end_s"]]
+    joined = requests[requests["outcome"] == "ok"].join(bounds, on="run")
+    end = joined["start_s"] + joined["latency_ms"] / 1000
+    inside = (end >= joined["window_start_s"]) & (end < joined["window_end_s"])
+    counts = joined[inside.to_numpy()].groupby("run").size()
+    return (counts.reindex(bounds.index, fill_value=0)
+            / (bounds["window_end_s"] - bounds["window_start_s"]))
+
+
+def summarize(dataset: str | Path) -> pd.DataFrame:
+    """One row per run: its levels, validity, and the metrics of the module's docstring."""
+    runs = runs_of(dataset)
+    requests = load("requests", dataset)
+    window = in_window(requests, runs)
+    metrics = window.groupby("run")[list(window.columns)].apply(_run_metrics)
+    metrics["throughput"] = _completions(requests, runs)
+    keep = ["run", "kind", "processors", "executor", "threads", "queue", "pool", "clients",
+            "arrival_rate", "think_s", "cpu_ms", "wait_ms", "java", "server_error",
+            "window_start_s", "window_end_s", "generator_cpu", "generator_share",
+            "lateness_p99_ms", "virtual_share", "valid", "invalid_reason"]
+    table = runs[keep].join(metrics, on="run")
+    length = table["window_end_s"] - table["window_start_s"]
+    table["offered"] = np.where(table["arrival_rate"] > 0, table["arrival_rate"],
+                                table["sent_in_window"] / length)
+    return table
+
+
+def service_times(dataset: str | Path) -> pd.DataFrame:
+    """Per processors level: ``s_c`` and ``s_w`` (seconds) measured by its one-client run
+    (s_c: the median processor time the server reported; s_w: the mean response time less
+    s_c), or the times the campaign asked for when there is no such run (``source`` says)."""
+    runs = runs_of(dataset)
+    window = in_window(load("requests", dataset), runs)
+    rows = []
+    for processors, group in runs.groupby("processors"):
+        one = group[group["kind"] == "one-client"]
+        asked = group.iloc[0]
+        if len(one):
+            ok = window[(window["run"] == one["run"].iloc[0]) & (window["outcome"] == "ok")]
+            s_c = ok["server_cpu_us"].median() / 1e6
+            s_w = ok["latency_ms"].mean() / 1000 - s_c
+            rows.append((processors, s_c, s_w, "one-client run"))
+        else:
+            rows.append((processors, asked["cpu_ms"] / 1000, asked["wait_ms"] / 1000,
+                         "asked for (no one-client run)"))
+    return pd.DataFrame(rows, columns=["processors", "s_c", "s_w", "source"])
+
+
+def capacity(*, processors: int, threads: float, connections: float, s_c: float,
+             s_w: float) -> float:
+    """Nominal capacity (requests per second): the least of the processors ``P / s_c``, the
+    threads ``T / (s_c + s_w)`` (``inf`` for virtual threads) and the pool ``C / s_w`` (``inf``
+    without one)."""
+    if processors < 1 or s_c <= 0 or s_w < 0:
+        raise ValueError(f"processors must be >= 1, s_c > 0 and s_w >= 0; got {processors}, "
+                         f"{s_c}, {s_w}")
+    pool = connections / s_w if connections and s_w > 0 else np.inf
+    return float(min(processors / s_c, threads / (s_c + s_w) if threads else np.inf, pool))
+
+
+def _knee_load(row: pd.Series, cap: float, times: pd.Series) -> float:
+    """Offered load over capacity: the arrival rate, or the clients over the knee's clients
+    K* = capacity x (Z + s_c + s_w)."""
+    if row["arrival_rate"] > 0:
+        return row["arrival_rate"] / cap
+    return row["clients"] / (cap * (row["think_s"] + times["s_c"] + times["s_w"]))
+
+
+def regimes(dataset: str | Path) -> pd.DataFrame:
+    """Per load run: capacity, load (offered over capacity) and regime: ``below`` the knee,
+    ``at`` it (load within :data:`AT_KNEE`) or ``past`` it."""
+    table = summarize(dataset)
+    table = table[table["kind"] == "load"].copy()
+    times = service_times(dataset).set_index("processors")
+    caps, loads = [], []
+    for _, row in table.iterrows():
+        t = times.loc[row["processors"]]
+        threads = row["threads"] if row["executor"] == "platform" else 0
+        cap = capacity(processors=int(row["processors"]), threads=threads,
+                       connections=row["pool"], s_c=t["s_c"], s_w=t["s_w"])
+        caps.append(cap)
+        loads.append(_knee_load(row, cap, t))
+    table["capacity"], table["load"] = caps, loads
+    table["regime"] = pd.cut(table["load"], [0, AT_KNEE[0], AT_KNEE[1], np.inf],
+                             labels=["below", "at", "past"], right=False).astype(str)
+    return table
+
+
+def model_available() -> bool:
+    """Whether ``queuetune.thread_pool`` has the processors, the pool and the open workload
+    (the ``models`` branch)."""
+    import queuetune
+
+    names = inspect.signature(queuetune.thread_pool).parameters
+    return all(k in names for k in _MODEL_KEYWORDS)
+
+
+def predict(row: pd.Series, s_c: float, s_w: float, *, capacity_limit: int = 2000):
+    """The thread-pool model's result for one run (``queuetune.thread_pool``): admitted at
+    most threads + queue (platform) or ``capacity_limit`` (virtual threads: no queue bound)."""
+    import queuetune
+
+    platform = row["executor"] == "platform"
+    admitted = int(row["threads"] + row["queue"]) if platform else capacity_limit
+    load = ({"arrival_rate": float(row["arrival_rate"])} if row["arrival_rate"] > 0 else
+            {"clients": int(row["clients"]), "think_time": float(row["think_s"])})
+    return queuetune.thread_pool(
+        **load, capacity=admitted, threads=int(row["threads"]) if platform else None,
+        cpu_time=s_c, wait_time=s_w, processors=int(row["processors"]),
+        connections=int(row["pool"]) if row["pool"] > 0 else None, method="fes")
+
+
+def prediction_errors(dataset: str | Path) -> pd.DataFrame:
+    """Per load run: the model's throughput and mean response time, predicted from the
+    one-client service times, and their relative errors against the measured ones. Without
+    the model's features (see :func:`model_available`) the columns are empty and ``note``
+    says why."""
+    table = regimes(dataset)
+    times = service_times(dataset).set_index("processors")
+    cols = ["x_model", "r_model_ms", "x_error", "r_error"]
+    if not model_available():
+        table[cols] = np.nan
+        table["note"] = ("queuetune.thread_pool has no processors, connections and "
+                         "arrival_rate here (the models branch adds them)")
+        return table
+    for i, row in table.iterrows():
+        t = times.loc[row["processors"]]
+        result = predict(row, t["s_c"], t["s_w"])
+        x, r = float(result.throughput), float(result.response_time) * 1000
+        table.loc[i, cols] = [x, r, x / row["throughput"] - 1, r / row["r_mean"] - 1]
+    table["note"] = ""
+    return table
+
+
+def errors_by_regime(dataset: str | Path, *, seed: int = 1, draws: int = 2000
+                     ) -> pd.DataFrame:
+    """Per regime (below, at, past the knee), over the valid load runs: how many, and the
+    median absolute relative error of the predicted throughput and response time with a 95 %
+    bootstrap interval over runs (seeded)."""
+    table = prediction_errors(dataset)
+    valid = table[table["valid"].astype(bool)]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for regime in ("below", "at", "past"):
+        mine = valid[valid["regime"] == regime]
+        row = {"regime": regime, "runs": len(mine)}
+        for name in ("x_error", "r_error"):
+            errors = mine[name].abs().dropna().to_numpy()
+            row[f"{name}_median"] = float(np.median(errors)) if len(errors) else np.nan
+            if len(errors) >= 2:
+                boot = np.median(rng.choice(errors, (draws, len(errors))), axis=1)
+                row[f"{name}_low"], row[f"{name}_high"] = np.percentile(boot, [2.5, 97.5])
+            else:
+                row[f"{name}_low"] = row[f"{name}_high"] = np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+

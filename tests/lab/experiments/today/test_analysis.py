@@ -1,0 +1,74 @@
+"""Today's analysis: capacities and regimes by hand, and every metric on the real smoke data
+set (the models' errors where the models branch's thread_pool is present)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from queuetune.lab import datasets
+from queuetune.lab.experiments.today import analysis
+
+
+def test_capacity_is_the_least_of_processors_threads_and_pool():
+    # processors 2 / 0.01 = 200, threads 5 / 0.05 = 100, pool 2 / 0.04 = 50
+    assert analysis.capacity(processors=2, threads=5, connections=2, s_c=0.01,
+                             s_w=0.04) == pytest.approx(50.0)
+    assert analysis.capacity(processors=2, threads=5, connections=0, s_c=0.01,
+                             s_w=0.04) == pytest.approx(100.0)
+    # virtual threads (no thread limit), no pool: the processors
+    assert analysis.capacity(processors=2, threads=0, connections=0, s_c=0.01,
+                             s_w=0.04) == pytest.approx(200.0)
+    with pytest.raises(ValueError, match="processors must be >= 1"):
+        analysis.capacity(processors=0, threads=5, connections=0, s_c=0.01, s_w=0.04)
+
+
+@pytest.mark.lab
+def test_every_run_is_summarized_from_its_own_requests(smoke):
+    _, folder = smoke
+    table = analysis.summarize(folder)
+    requests = datasets.load("requests", folder)
+    runs = datasets.load("runs", folder)
+    assert table["run"].tolist() == runs["run"].tolist()
+    for row in table.itertuples():
+        mine = requests[(requests["run"] == row.run) & (requests["start_s"] >= row.window_start_s)
+                        & (requests["start_s"] < row.window_end_s)]
+        ok = mine[mine["outcome"] == "ok"]
+        assert row.sent_in_window == len(mine) and row.answered == len(ok)
+        answered = requests[(requests["run"] == row.run) & (requests["outcome"] == "ok")]
+        ended = answered["start_s"] + answered["latency_ms"] / 1000
+        inside = ((ended >= row.window_start_s) & (ended < row.window_end_s)).sum()
+        assert row.throughput == pytest.approx(inside / (row.window_end_s - row.window_start_s))
+        assert row.r_mean == pytest.approx(ok["latency_ms"].mean())
+        assert row.r_low <= row.r_mean <= row.r_high
+        assert row.permit_wait_ms == pytest.approx(ok["permit_wait_us"].mean() / 1000)
+    opened = table[table["arrival_rate"] > 0]
+    assert (opened["offered"] == opened["arrival_rate"]).all()
+
+
+@pytest.mark.lab
+def test_regimes_and_model_errors(smoke):
+    _, folder = smoke
+    table = analysis.prediction_errors(folder)
+    assert set(table["regime"]) <= {"below", "at", "past"}
+    assert (table["load"] > 0).all() and np.isfinite(table["capacity"]).all()
+    if analysis.model_available():
+        assert table["x_model"].notna().all()
+        assert table["x_error"].to_numpy() == pytest.approx(
+            (table["x_model"] / table["throughput"] - 1).to_numpy())
+    else:
+        assert table["x_model"].isna().all() and table["note"].str.contains("models").all()
+    by_regime = analysis.errors_by_regime(folder)
+    assert by_regime["regime"].tolist() == ["below", "at", "past"]
+    assert by_regime["runs"].sum() == table["valid"].astype(bool).sum()
+    assert all(math.isnan(v) or v >= 0 for v in by_regime["x_error_median"])
+
+
+def test_a_data_set_of_another_experiment_is_refused():
+    imre = datasets.datasets("imre")
+    if not imre:
+        pytest.skip("no stored Imre data set")
+    with pytest.raises(ValueError, match="dataset must be a data set of the experiment"):
+        analysis.runs_of(imre[0])
