@@ -119,6 +119,8 @@ validate: setup
 # Speed of the analytic models (writes results/benchmark_models.*)
 benchmark: setup
 	$(PY) scripts/benchmark_models.py
+	$(PY) scripts/benchmark_sizing.py
+	$(PY) scripts/readme_numbers.py
 
 # Printable PDF of every chapter, charts drawn offline by Debian's chromium (_build/handout/).
 # HANDOUT_ARGS="--solutions" adds the solutions, "--hide-code" leaves out the code cells.

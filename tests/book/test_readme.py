@@ -1,4 +1,5 @@
-"""README.md stays short and states no number the book also states: it says what the book is,
+"""README.md stays short and states no number of its own (the block it takes from ``results/``,
+written by ``scripts/readme_numbers.py``, excepted): it says what the book is,
 gives the two commands, says where things are and how to contribute, and links the book's page
 *Reproducing this book* (commands, timings, the kit, the handout, the lab) and CONTRIBUTING.md
 for the rest. Every measured number (a size, a duration, a share, a count of tests or wheels)
@@ -29,8 +30,13 @@ def test_readme_is_short():
                                 "to book/reproducing.md or CONTRIBUTING.md and link it")
 
 
+def _outside_the_numbers_block(text: str) -> str:
+    begin, end = "<!-- numbers: begin -->", "<!-- numbers: end -->"
+    return text[:text.index(begin)] + text[text.index(end):]
+
+
 def test_readme_states_no_measured_number():
-    found = measured_numbers(README.read_text(encoding="utf-8"))
+    found = measured_numbers(_outside_the_numbers_block(README.read_text(encoding="utf-8")))
     assert found == [], ("README.md states measured numbers; state them on the book's pages "
                          f"(book/reproducing.md) and link there: {found}")
 
@@ -59,3 +65,16 @@ def test_every_path_readme_lists_exists():
     assert len(paths) >= 6
     missing = [p for p in paths if not (ROOT / p.rstrip("/")).exists()]
     assert missing == [], f"README.md lists paths that do not exist: {missing}"
+
+
+def test_the_numbers_block_is_written_from_the_results():
+    """README's numbers are the sentences the thread-pool chapter prints, from results/."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_numbers",
+                                                  ROOT / "scripts" / "readme_numbers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = README.read_text(encoding="utf-8")
+    assert module.current(text) == module.block(), (
+        "README's numbers differ from results/: run scripts/readme_numbers.py")

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from queuetune.lab.generator import Generator, LoadSpec, locustfile
+from queuetune.lab.experiments.imre.experiment import locustfile
+from queuetune.lab.generator import Generator, LoadSpec
 
 SPEC = LoadSpec(run=3, path="/work.jsp?work=1500000&sleep_us=0&bytes=10240", clients=40,
                 think_s=0.5, seed=7, ramp_s=5.0, warmup_s=10.0, measure_s=60.0, timeout_s=30.0)
@@ -20,7 +21,7 @@ def generator():
     made = []
 
     def make(**kwargs):
-        made.append(Generator(SPEC, "http://127.0.0.1:8080", **kwargs))
+        made.append(Generator(SPEC, "http://127.0.0.1:8080", locustfile(), **kwargs))
         return made[-1]
 
     yield make
@@ -38,9 +39,11 @@ def test_the_spec_travels_as_json_with_its_stop_time():
     assert LoadSpec(**{k: v for k, v in data.items() if k != "stop_s"}) == SPEC
 
 
-def test_the_locustfile_is_shipped_beside_the_generator():
-    path = locustfile()
-    assert path.name == "locustfile.py" and path.is_file()
+def test_the_generator_runs_the_locustfile_it_is_given(generator):
+    given = Path("/elsewhere/their_locustfile.py")
+    g = generator()
+    g.locustfile = given
+    assert g._command()[g._command().index("-f") + 1] == str(given)
 
 
 def test_the_generator_writes_its_rows_in_a_directory_of_its_own(generator):
@@ -68,4 +71,4 @@ def test_workers_are_counted_in_the_spec(generator):
 
 def test_local_and_remote_workers_exclude_each_other():
     with pytest.raises(ValueError, match="workers and expect_workers exclude each other"):
-        Generator(SPEC, "http://127.0.0.1:8080", workers=2, expect_workers=2)
+        Generator(SPEC, "http://127.0.0.1:8080", locustfile(), workers=2, expect_workers=2)

@@ -9,7 +9,8 @@ import pytest
 
 from queuetune.lab import __main__ as cli
 from queuetune.lab import campaign
-from queuetune.lab.generator import locustfile
+from queuetune.lab.experiments.imre.experiment import locustfile
+from queuetune.lab.experiments.imre.experiment import page as page_with
 
 
 def test_locustfile_prints_the_shipped_path(capsys):
@@ -17,12 +18,14 @@ def test_locustfile_prints_the_shipped_path(capsys):
     assert capsys.readouterr().out.strip() == str(locustfile())
 
 
-def test_webapp_writes_the_test_page(tmp_path, capsys):
+def test_webapp_writes_the_test_page_with_the_secret_it_prints(tmp_path, capsys):
     folder = tmp_path / "ROOT"
     assert cli.main(["webapp", str(folder)]) == 0
     page = folder / "work.jsp"
-    assert page.read_bytes() == (locustfile().parent / "app" / "work.jsp").read_bytes()
-    assert capsys.readouterr().out.strip() == f"wrote {page}"
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"wrote {page}" and out[1].startswith("secret: ")
+    secret = out[1].removeprefix("secret: ")
+    assert page.read_bytes() == page_with(secret)
 
 
 def test_plan_lists_every_run_of_the_campaign(capsys):
@@ -31,9 +34,10 @@ def test_plan_lists_every_run_of_the_campaign(capsys):
     lines = capsys.readouterr().out.splitlines()
     runs = plan.schedule()
     assert lines[0] == (f"{plan.name}: {len(runs)} runs, about "
-                        f"{plan.estimated_seconds() / 60:.0f} min")
+                        f"{plan.estimated_seconds() / 60:.0f} min (experiment imre)")
     assert len(lines) == 1 + len(runs)
-    assert lines[1].split()[:2] == [runs[0].kind, runs[0].split.name]
+    for line, run in zip(lines[1:], runs, strict=True):
+        assert line.split() == [run.kind, *(str(x) for level in run.levels for x in level)]
 
 
 def test_an_unknown_campaign_is_an_error_with_exit_status_2(capsys):

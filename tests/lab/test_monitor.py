@@ -18,10 +18,12 @@ class Clock:
         self.now = 100.0
         self.seconds: dict[int, float] = {}
         self.cores = [0.0, 0.0]
+        self.steal = [0.0, 0.0]
         monkeypatch.setattr(monitor.time, "time", lambda: self.now)
         monkeypatch.setattr(monitor, "_process_seconds",
                             lambda pids: sum(self.seconds.get(p, 0.0) for p in pids))
-        monkeypatch.setattr(monitor, "_core_busy_seconds", lambda: list(self.cores))
+        monkeypatch.setattr(monitor, "_core_seconds",
+                            lambda: (list(self.cores), list(self.steal)))
 
 
 @pytest.fixture
@@ -37,13 +39,15 @@ def test_share_is_the_seconds_used_over_the_interval_interpolated(clock):
     clock.cores = [1.5, 2.0]
     cpu._sample()  # t = 102: 1.5 s used in 2 s
     clock.now, clock.seconds = 104.0, {11: 1.5, 12: 0.5}
-    clock.cores = [2.0, 4.0]
+    clock.cores, clock.steal = [2.0, 4.0], [0.0, 0.5]
     cpu._sample()  # t = 104: 0.5 s more
     assert cpu.share("server", 100.0, 102.0) == pytest.approx(0.75)
     assert cpu.share("server", 101.0, 103.0) == pytest.approx((1.75 - 0.75) / 2)
     assert cpu.share("server", 100.0, 104.0) == pytest.approx(0.5)
     assert cpu.core_share(1, 100.0, 104.0) == pytest.approx(1.0)
     assert cpu.core_share(0, 102.0, 104.0) == pytest.approx(0.25)
+    assert cpu.core_share(1, 102.0, 104.0, steal=True) == pytest.approx(0.25)
+    assert cpu.cores_share((0, 1), 102.0, 104.0) == pytest.approx((0.25 + 1.0) / 2)
 
 
 def test_a_process_that_ended_keeps_its_last_reading(clock):

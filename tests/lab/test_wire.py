@@ -1,5 +1,5 @@
 """queuetune.lab.wire: reading tcpdump's lines into packets and numbering them by request
-(the scenarios themselves need Tomcat: tests/lab/test_lab_tomcat.py)."""
+(the scenarios themselves need Tomcat: tests/lab/test_tomcat.py)."""
 
 from __future__ import annotations
 
@@ -55,10 +55,19 @@ def test_no_capture_gives_no_rows():
 
 def test_the_two_scenarios_set_the_limits_they_name():
     by_name = {s.name: s for s in SCENARIOS}
-    assert set(by_name) == {"executor-queue", "max-connections"}
+    assert set(by_name) == {"executor-queue", "max-connections", "executor-max-connections",
+                            "back-to-back"}
     assert by_name["executor-queue"].limit == "executor"
     connector = by_name["max-connections"]
     assert (connector.limit, connector.max_connections, connector.accept_count) == (
         "connector", 1, 1)
     # more requests than one thread, one queue place and one waiting connection hold
     assert connector.requests > 1 + connector.max_connections + connector.accept_count
+    # more threads than admitted connections: the connections bind, the pool never fills
+    both = by_name["executor-max-connections"]
+    assert both.max_connections < both.threads and both.requests > both.max_connections
+    assert both.requests <= both.threads + both.queue
+    # two clients back to back: never more outstanding than B = threads + queue
+    back = by_name["back-to-back"]
+    assert back.clients > 0 and back.seconds > 0 and back.requests == 0
+    assert back.clients < back.threads + back.queue

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import stated
+from .. import data, stated
 from .._validation import as_integer, as_time
 from ..models import thread_pool
 from ..models.thread_pool_server import (
@@ -30,7 +30,8 @@ from ..models.thread_pool_server import (
 from ..tables import value_at
 
 __all__ = ["stated_source", "fes_gap", "benchmark_section", "validation_setting",
-           "validation_coverage", "fes_distance", "sweep", "at", "error_spread"]
+           "validation_coverage", "fes_distance", "sweep", "at", "error_spread",
+           "approximation_headline", "sizing_headline"]
 
 #: The quantities :func:`fes_gap` compares.
 GAP_QUANTITIES = ("throughput", "response_time", "mean_in_system")
@@ -170,3 +171,35 @@ def error_spread(frame: pd.DataFrame) -> dict[str, object]:
             **{f"{name}: {label}": f"{frame[column].quantile(q):.2%}"
                for name, column in (("R", "abs_R"), ("X", "abs_X"))
                for label, q in (("median", 0.5), ("95th pct.", 0.95), ("max", 1.0))}}
+
+
+def _percent(share: float) -> str:
+    """A relative error as a percentage, ``< 0.01 %`` below that."""
+    return "< 0.01 %" if share < 1e-4 else f"{100 * share:.2g} %"
+
+
+def approximation_headline() -> str:
+    """One sentence on the flow-equivalent server's error against the exact chain, read from
+    ``results/fes_error_distribution.csv`` (``make benchmark``); README and the chapter print it.
+    """
+    spread = data.load_result("fes_error_distribution")
+    row = spread[(spread["sample"] == "general server") & (spread["band"] == "all")].iloc[0]
+    return (f"The flow-equivalent server of the general server (several processors, a pool of "
+            f"connections, open or closed arrivals) against the exact chain, on "
+            f"{int(row['configs']):,} random configurations of the documented domain: the "
+            f"response time's relative error has median {_percent(row['err_R_median'])}, 95th "
+            f"percentile {_percent(row['err_R_p95'])} and largest "
+            f"{_percent(row['err_R_max'])}, the throughput's largest "
+            f"{_percent(row['err_X_max'])} (`results/fes_error_distribution.csv`).")
+
+
+def sizing_headline() -> str:
+    """One sentence on the speed of the sizing, read from ``results/benchmark_sizing.csv``
+    (``scripts/benchmark_sizing.py``, part of ``make benchmark``)."""
+    bench = data.load_result("benchmark_sizing").set_index("case")
+    sized = bench.loc["256 processors, 1e5/s, pool of 1000"]
+    solved = bench.loc["solve: 256 processors, 1e5/s, 10^4 threads, pool of 1000, B = 10^5"]
+    return (f"`queuetune.sizing.size` sizes a server of 256 processors at 10^5 requests/s with "
+            f"a pool of 1,000 connections in {sized['seconds']:.2g} s, and solves one with "
+            f"10^4 threads and B = 10^5 in {solved['seconds']:.2g} s "
+            f"(`results/benchmark_sizing.csv`).")

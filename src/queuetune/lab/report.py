@@ -37,15 +37,12 @@ import pandas as pd
 from .. import fit as qfit
 from .. import sizing
 from . import datasets
+from .regimes import REGIMES, regime_of
 
 __all__ = ["observations", "service", "fits", "parameters", "fit_warnings", "ceilings",
            "misses", "predictions", "recommend", "processors_of", "runs_used", "charts",
            "text", "html", "write_html", "REGIMES"]
 
-#: A run's regime by its clients K against the knee K*: below (K < 2/3 K*), at (up to
-#: 3/2 K*), past.
-REGIMES = ("below the knee", "at the knee", "past the knee")
-KNEE_BAND = (2 / 3, 3 / 2)
 #: Resamples of the bootstrap intervals, and their seed.
 RESAMPLES = 2000
 SEED = 20061124
@@ -226,8 +223,7 @@ def _knees(part: pd.DataFrame, s: pd.Series, p: int) -> np.ndarray:
 
 
 def _regime(ratio: np.ndarray) -> np.ndarray:
-    low, high = KNEE_BAND
-    return np.select([ratio < low, ratio <= high], REGIMES[:2], REGIMES[2])
+    return regime_of(ratio)
 
 
 def _interval(values: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:

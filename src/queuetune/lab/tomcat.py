@@ -205,15 +205,27 @@ def remove_stale_bases(tmp: Path | None = None) -> list[Path]:
 
     removed = []
     for base in sorted(Path(tmp or tempfile.gettempdir()).glob(f"{BASE_PREFIX}*")):
-        mark = base / BASE_MARK
-        try:
-            maker = int(mark.read_text(encoding="utf-8").split()[0])
-        except (OSError, ValueError, IndexError):
+        maker = _maker(base / BASE_MARK)
+        if maker is None:
             continue  # not marked: not ours to remove
         if not psutil.pid_exists(maker):
             shutil.rmtree(base, ignore_errors=True)
             removed.append(base)
     return removed
+
+
+def _maker(mark: Path) -> int | None:
+    """The PID written in a base's mark by :func:`write_base` (one decimal number and a new
+    line), ``None`` without a mark; a mark in any other format is refused by name."""
+    try:
+        text = mark.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    found = re.fullmatch(r"([0-9]+)\n?", text)
+    if found is None:
+        raise ValueError(f"{mark} must hold the PID of the process that made it (digits and a "
+                         f"new line), got {text[:40]!r}")
+    return int(found.group(1))
 
 
 def write_base(base: Path, settings: ServerSettings, pages: dict[str, bytes] | None = None

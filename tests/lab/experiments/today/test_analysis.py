@@ -10,6 +10,7 @@ import pytest
 
 from queuetune.lab import datasets
 from queuetune.lab.experiments.today import analysis
+from queuetune.lab.regimes import REGIMES
 
 
 def test_capacity_is_the_least_of_processors_threads_and_pool():
@@ -52,7 +53,7 @@ def test_every_run_is_summarized_from_its_own_requests(smoke):
 def test_regimes_and_model_errors(smoke):
     _, folder = smoke
     table = analysis.prediction_errors(folder)
-    assert set(table["regime"]) <= {"below", "at", "past"}
+    assert set(table["regime"]) <= set(REGIMES)
     assert (table["load"] > 0).all() and np.isfinite(table["capacity"]).all()
     if analysis.model_available():
         assert table["x_model"].notna().all()
@@ -61,7 +62,7 @@ def test_regimes_and_model_errors(smoke):
     else:
         assert table["x_model"].isna().all() and table["note"].str.contains("models").all()
     by_regime = analysis.errors_by_regime(folder)
-    assert by_regime["regime"].tolist() == ["below", "at", "past"]
+    assert by_regime["regime"].tolist() == list(REGIMES)
     assert by_regime["runs"].sum() == table["valid"].astype(bool).sum()
     assert all(math.isnan(v) or v >= 0 for v in by_regime["x_error_median"])
 

@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .... import mm1bk, thread_pool
 from ....audit import UNTESTED_MARK
 from ....chapters.practical import ceilings
+from ....models import mm1bk, thread_pool
+from ...regimes import REGIMES, regime_of
 from . import analysis, models
 
 __all__ = ["REGIMES", "accuracy_by_regime", "configurations", "invalid_runs", "knee",
@@ -625,10 +626,6 @@ def service_table(dataset: str | Path) -> pd.DataFrame:
 
 # -- accuracy where sizing needs it ------------------------------------------------------------
 
-#: The regimes of a run, by its clients K against the knee K*: below (K < 2/3 K*), at the knee
-#: (2/3 K* <= K <= 3/2 K*), past it (K > 3/2 K*).
-REGIMES = ("below the knee", "at the knee", "past the knee")
-KNEE_BAND = (2 / 3, 3 / 2)
 
 
 def knee(services: pd.DataFrame, think_time: float, runs: pd.DataFrame,
@@ -645,10 +642,8 @@ def knee(services: pd.DataFrame, think_time: float, runs: pd.DataFrame,
 
 def regimes(clients: pd.Series, knees: pd.Series) -> pd.Series:
     """Each run's regime (:data:`REGIMES`) from its clients and its knee."""
-    ratio = clients.astype(float) / knees
-    low, high = KNEE_BAND
-    return pd.Series(np.select([ratio < low, ratio <= high], REGIMES[:2], REGIMES[2]),
-                     index=clients.index, name="regime")
+    return pd.Series(regime_of(clients.astype(float) / knees), index=clients.index,
+                     name="regime")
 
 
 def _bootstrap_median(values: np.ndarray, groups: np.ndarray, rng: np.random.Generator,

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .... import fit as qfit
-from .... import mm1bk, thread_pool
+from ....models import mm1bk, thread_pool
 from . import analysis
 
 __all__ = ["measured", "service", "predict", "fit_split", "compare_split"]

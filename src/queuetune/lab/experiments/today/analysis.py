@@ -29,16 +29,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ....models import thread_pool
 from ...datasets import experiment_of, load
+from ...regimes import REGIMES, regime_of
 
-__all__ = ["BATCHES", "AT_KNEE", "runs_of", "in_window", "summarize", "service_times",
+__all__ = ["BATCHES", "runs_of", "in_window", "summarize", "service_times",
            "capacity", "regimes", "model_available", "predict", "prediction_errors",
            "errors_by_regime"]
 
 #: Equal parts of each run's window whose means give the interval of the run's mean.
 BATCHES = 10
-#: Offered load over capacity counted as "at the knee" (below: "below", above: "past").
-AT_KNEE = (0.85, 1.15)
 _MODEL_KEYWORDS = ("processors", "connections", "arrival_rate")
 
 
@@ -155,8 +155,8 @@ def _knee_load(row: pd.Series, cap: float, times: pd.Series) -> float:
 
 
 def regimes(dataset: str | Path) -> pd.DataFrame:
-    """Per load run: capacity, load (offered over capacity) and regime: ``below`` the knee,
-    ``at`` it (load within :data:`AT_KNEE`) or ``past`` it."""
+    """Per load run: capacity, load (offered over capacity) and regime
+    (:func:`queuetune.lab.regimes.regime_of`)."""
     table = summarize(dataset)
     table = table[table["kind"] == "load"].copy()
     times = service_times(dataset).set_index("processors")
@@ -169,30 +169,25 @@ def regimes(dataset: str | Path) -> pd.DataFrame:
         caps.append(cap)
         loads.append(_knee_load(row, cap, t))
     table["capacity"], table["load"] = caps, loads
-    table["regime"] = pd.cut(table["load"], [0, AT_KNEE[0], AT_KNEE[1], np.inf],
-                             labels=["below", "at", "past"], right=False).astype(str)
+    table["regime"] = regime_of(table["load"].to_numpy())
     return table
 
 
 def model_available() -> bool:
     """Whether ``queuetune.thread_pool`` has the processors, the pool and the open workload
     (the ``models`` branch)."""
-    import queuetune
-
-    names = inspect.signature(queuetune.thread_pool).parameters
+    names = inspect.signature(thread_pool).parameters
     return all(k in names for k in _MODEL_KEYWORDS)
 
 
 def predict(row: pd.Series, s_c: float, s_w: float, *, capacity_limit: int = 2000):
     """The thread-pool model's result for one run (``queuetune.thread_pool``): admitted at
     most threads + queue (platform) or ``capacity_limit`` (virtual threads: no queue bound)."""
-    import queuetune
-
     platform = row["executor"] == "platform"
     admitted = int(row["threads"] + row["queue"]) if platform else capacity_limit
     load = ({"arrival_rate": float(row["arrival_rate"])} if row["arrival_rate"] > 0 else
             {"clients": int(row["clients"]), "think_time": float(row["think_s"])})
-    return queuetune.thread_pool(
+    return thread_pool(
         **load, capacity=admitted, threads=int(row["threads"]) if platform else None,
         cpu_time=s_c, wait_time=s_w, processors=int(row["processors"]),
         connections=int(row["pool"]) if row["pool"] > 0 else None, method="fes")
@@ -229,7 +224,7 @@ def errors_by_regime(dataset: str | Path, *, seed: int = 1, draws: int = 2000
     valid = table[table["valid"].astype(bool)]
     rng = np.random.default_rng(seed)
     rows = []
-    for regime in ("below", "at", "past"):
+    for regime in REGIMES:
         mine = valid[valid["regime"] == regime]
         row = {"regime": regime, "runs": len(mine)}
         for name in ("x_error", "r_error"):

@@ -81,3 +81,13 @@ def test_tcpdump_flags_become_letters(flags, letters):
             f"seq 1, ack 1, win 512, length 7")
     assert wire.parse_tcpdump(line, 18080) == [(1700000000.5, 40000, "server>client",
                                                 letters, 7)]
+
+
+@pytest.mark.parametrize("text", ["", "12 34\n", "12x\n", " 12\n", "-12\n", "1.5\n"])
+def test_a_base_marked_in_another_format_is_refused_naming_its_mark(tmp_path, text):
+    base = tmp_path / f"{tomcat.BASE_PREFIX}odd"
+    base.mkdir()
+    (base / tomcat.BASE_MARK).write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=f"^{base / tomcat.BASE_MARK} must hold the PID"):
+        tomcat.remove_stale_bases(tmp_path)
+    assert base.exists()

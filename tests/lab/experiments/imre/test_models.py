@@ -1,6 +1,6 @@
-"""queuetune.lab.models: the book's models against the lab's runs - predictions from the
-one-client service time and fits to measurements, here on runs the models generate themselves
-and on the stored data set."""
+"""queuetune.lab.experiments.imre.models: the book's models against the lab's runs - predictions
+from the one-client service time and fits to measurements, here on runs the models generate
+themselves and on the stored data set."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuetune import mm1bk, thread_pool
-from queuetune.lab import models
+from queuetune.lab.experiments.imre import models
+from queuetune.models import mm1bk, thread_pool
 
 THINK = 0.4
+#: The stored data set these tests read (the one the chapter reads).
+DATASET = "imre-tomcat-2026-11-24-2"
 
 
 @pytest.fixture(scope="module")
@@ -62,13 +64,13 @@ def test_fits_recover_the_service_time_of_runs_the_model_made(runs):
 
 
 def test_the_stored_data_set_gives_each_split_a_service_time_and_its_parts():
-    table = models.service()
+    table = models.service(DATASET)
     assert (table["S"] > 0).all() and (table["s_wait"] >= 0).all()
     np.testing.assert_allclose(table["s_cpu"] + table["s_wait"],
                                np.maximum(table["S"], table["s_cpu"]))
 
 
 def test_the_measured_runs_are_the_load_runs_with_their_response_time():
-    load = models.measured()
+    load = models.measured(DATASET)
     assert set(load["kind"]) == {"load"}
     assert (load["response_time"] == load["r_succ"]).all()

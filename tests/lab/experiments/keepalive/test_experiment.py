@@ -1,10 +1,11 @@
-"""The keep-alive experiment for real, through the lab's runner, in a few seconds (the
-built-in ``keepalive-smoke`` campaign: 2 clients x 12 requests at 5 per connection, over HTTP
-and HTTPS). Checks what holds whatever the machine's speed or load (no timing): the data set
-validates, every request is accounted for on both sides, the connections are those the limit
-implies, TLS sessions are resumed, the sockets left in TIME_WAIT are counted on the side that
-closed first, and nothing is left running. (The runner's core check may flag a run invalid on
-a busy machine; the experiment's own checks must not fail.)"""
+"""The keep-alive experiment: its campaign files (no server), then the experiment for real,
+through the lab's runner, in a few seconds (``lab``-marked: the built-in ``keepalive-smoke``
+campaign, 2 clients x 12 requests at 5 per connection, over HTTP and HTTPS). The real run checks
+what holds whatever the machine's speed or load (no timing): the data set validates, every
+request is accounted for on both sides, the connections are those the limit implies, TLS
+sessions are resumed, the sockets left in TIME_WAIT are counted on the side that closed first,
+and nothing is left running. (The runner's core check may flag a run invalid on a busy
+machine; the experiment's own checks must not fail.)"""
 
 from __future__ import annotations
 
@@ -15,9 +16,42 @@ import pytest
 from lab_campaigns import validate_package
 
 from queuetune.lab import campaign, datasets, runner
-from queuetune.lab.experiments.keepalive import closing, summary
+from queuetune.lab.experiments.keepalive import summary
 
-pytestmark = pytest.mark.lab
+
+def test_the_built_in_campaign_is_the_blogs_test_with_a_baseline():
+    plan = campaign.load(campaign.builtin("keepalive"))
+    assert plan.experiment.NAME == "keepalive"
+    runs = plan.schedule()
+    assert [(r["tls"], r["requests_per_connection"], r["clients"]) for r in runs] == [
+        (False, 1, 10), (False, 5, 10), (False, 10, 10), (False, 100, 10), (True, 100, 10)]
+    assert (plan.settings.requests_per_client, plan.settings.response_bytes) == (1000, 5887)
+    assert len(plan.server_groups()) == 5  # a fresh Tomcat per configuration
+
+
+def _campaign_text(**changes: str) -> str:
+    text = campaign.builtin("keepalive-smoke").read_text()
+    for old, new in changes.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("[timing]", "speed = 2\n[timing]", r"speed"),
+    ("requests_per_connection = [5]\nclients = [2]\n\n# The",
+     "requests_per_connection = [0]\nclients = [2]\n\n# The",
+     r"requests_per_connection\[0\] must be"),
+    ("tls = [true]", "tls = [1]", r"tls\[0\] must be true \(HTTPS\) or false"),
+    ("requests_per_client = 12", "requests_per_client = 0",
+     r"load.requests_per_client must be"),
+    ("server_cores = [1]", "server_cores = 1", r"server.server_cores must be a list"),
+])
+def test_a_bad_campaign_file_is_refused_by_name(tmp_path, old, new, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(_campaign_text(**{old: new}))
+    with pytest.raises(ValueError, match=message):
+        campaign.load(path)
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +65,7 @@ def measured(tmp_path_factory):
     return plan, folder
 
 
+@pytest.mark.lab
 def test_the_data_set_validates_and_says_where_it_ran(measured):
     _, folder = measured
     assert validate_package(folder).valid
@@ -41,6 +76,7 @@ def test_the_data_set_validates_and_says_where_it_ran(measured):
     assert "TIME_WAIT" in meta["time_wait"]
 
 
+@pytest.mark.lab
 def test_every_request_is_accounted_for_on_both_sides(measured):
     plan, folder = measured
     runs = datasets.load("runs", folder)
@@ -55,12 +91,14 @@ def test_every_request_is_accounted_for_on_both_sides(measured):
     assert (requests["bytes"] == plan.settings.response_bytes).all()
 
 
+@pytest.mark.lab
 def test_only_the_machine_can_make_a_run_invalid(measured):
     runs = datasets.load("runs", measured[1])
     for reason in runs["invalid_reason"].dropna():
         assert "core" in reason and "requests" not in reason and "connections" not in reason
 
 
+@pytest.mark.lab
 def test_the_server_closes_each_connection_at_its_limit(measured):
     plan, folder = measured
     runs = datasets.load("runs", folder)
@@ -73,6 +111,7 @@ def test_the_server_closes_each_connection_at_its_limit(measured):
     assert (runs["max_requests_per_connection"] == first["requests_per_connection"]).all()
 
 
+@pytest.mark.lab
 def test_tls_sessions_are_resumed_after_each_clients_first_connection(measured):
     plan, folder = measured
     tls = datasets.load("runs", folder).set_index("scheme").loc["https"]
@@ -80,6 +119,7 @@ def test_tls_sessions_are_resumed_after_each_clients_first_connection(measured):
     assert tls["tls_resumed"] == tls["connections_opened"] - plan.schedule()[1]["clients"]
 
 
+@pytest.mark.lab
 def test_time_wait_is_left_on_the_server_which_closes_first(measured):
     plan, folder = measured
     plain = datasets.load("runs", folder).set_index("scheme").loc["http"]
@@ -92,19 +132,3 @@ def test_time_wait_is_left_on_the_server_which_closes_first(measured):
     assert plain["time_wait_server"] + plain["time_wait_client"] <= plain["connections_opened"]
     assert plain["time_wait_server"] >= (plain["connections_opened"] - unfinished) / 2
     assert plain["time_wait_before_server"] == plain["time_wait_before_client"] == 0
-
-
-@pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
-def test_on_the_wire_http_ends_with_fins_and_https_with_the_clients_reset(tls):
-    # Over HTTPS the client closes with the server's TLS closing alert unread, so its kernel
-    # sends a reset, which leaves no TIME_WAIT: the 0 / 0 of the HTTPS runs.
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
-    seen = closing.close_sequences(tls=tls, requests=6, keep_alive_requests=2)
-    if seen is None:
-        pytest.skip("tcpdump cannot capture here (needs root or CAP_NET_RAW)")
-    assert len(seen) == 3, seen
-    if tls:
-        assert (seen["reset_by"] == "client").all(), seen
-    else:
-        assert (seen["reset_by"] == "").all() and (seen["first_fin"] != "").all(), seen
-    assert {p.pid for p in psutil.Process().children(recursive=True)} - before == set()

@@ -1,4 +1,5 @@
-"""queuetune.lab.locustfile: how a request's outcome is named, and the rows file a run writes.
+"""queuetune.lab.experiments.imre.locustfile: how a request's outcome is named, and the rows
+file a run writes.
 
 Importing Locust patches the standard library for gevent (``monkey.patch_all``), so the
 module is imported in a Python process of its own, never in the test session."""
@@ -13,12 +14,15 @@ import textwrap
 import pytest
 
 from queuetune.lab import records
+from queuetune.lab.experiments.imre.tables import TABLES
 
 SCRIPT = textwrap.dedent("""
     import json, sys
     import gevent
     from geventhttpclient.response import HTTPConnectionClosed
-    from queuetune.lab import locustfile as lf
+    import importlib
+    # the module, not the package's locustfile() (its path) of the same name
+    lf = importlib.import_module("queuetune.lab.experiments.imre.locustfile")
 
     cases = {
         "ok": (None, 200), "redirect": (None, 302), "server error": (None, 503),
@@ -60,13 +64,13 @@ def test_each_outcome_is_named_as_the_data_name_it(ran, case, expected):
 
 
 def test_the_rows_have_the_data_sets_columns(ran):
-    assert ran[0]["fields"] == records.columns("requests")
+    assert ran[0]["fields"] == records.columns(TABLES["requests"])
 
 
 def test_the_rows_file_is_sorted_by_worker_client_and_sequence(ran):
     _, out = ran
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == ",".join(records.columns("requests"))
+    assert lines[0] == ",".join(records.columns(TABLES["requests"]))
     assert [tuple(line.split(",")[1:4]) for line in lines[1:]] == [
         ("0", "1", "0"), ("0", "1", "1"), ("0", "2", "0"), ("1", "0", "1")]
     assert lines[2].endswith(",reset,0,0,0.4,0.2,")  # no processor time for a failure

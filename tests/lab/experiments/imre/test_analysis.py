@@ -1,6 +1,6 @@
-"""queuetune.lab.analysis: the paper's metrics run by run, from requests sent inside each
-run's measurement window - on hand-made requests, and on the stored data set recomputed from
-its raw tables."""
+"""queuetune.lab.experiments.imre.analysis: the paper's metrics run by run, from requests sent
+inside each run's measurement window - on hand-made requests, and on the stored data set
+recomputed from its raw tables."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from queuetune.lab import analysis
+from queuetune.lab.experiments.imre import analysis
+
+#: The stored data set these tests recompute (the one the chapter reads).
+DATASET = "imre-tomcat-2026-11-24-2"
 
 RUNS = pd.DataFrame({"run": [1, 2], "window_start_s": [10.0, 0.0],
-                     "window_end_s": [22.0, 6.0]})
+                     "window_end_s": [22.0, 6.0], "windows": [1, 1]})
 
 
 def requests(rows):
@@ -50,22 +53,22 @@ def test_batch_errors_are_the_spread_of_batch_means_over_root_batches():
 
 
 def test_a_data_set_is_named_or_a_folder():
-    assert analysis.DEFAULT_DATASET in analysis.datasets()
-    folder = analysis.dataset_dir(analysis.DEFAULT_DATASET)
+    assert DATASET in analysis.datasets("imre")
+    folder = analysis.dataset_dir(DATASET)
     assert analysis.dataset_dir(folder) == folder
     with pytest.raises(ValueError, match="^dataset must be one of"):
         analysis.dataset_dir("no-such-campaign")
     with pytest.raises(ValueError, match="^table must be one of"):
-        analysis.load("no-such-table")
+        analysis.load("no-such-table", DATASET)
 
 
 @pytest.fixture(scope="module")
 def summary():
-    return analysis.summarize()
+    return analysis.summarize(DATASET)
 
 
 def test_the_stored_runs_metrics_are_their_requests_counted_again(summary):
-    runs, raw = analysis.load("runs"), analysis.load("requests")
+    runs, raw = analysis.load("runs", DATASET), analysis.load("requests", DATASET)
     run = summary.iloc[len(summary) // 2]
     mine = raw[(raw["run"] == run["run"]) & (raw["start_s"] >= run["window_start_s"])
                & (raw["start_s"] < run["window_end_s"])]
@@ -85,15 +88,15 @@ def test_equation_2_gives_back_the_success_response_time(summary):
 
 
 def test_the_one_client_runs_give_each_split_its_service_time(summary):
-    one = analysis.service_time()
+    one = analysis.service_time(DATASET)
     assert len(one) == (summary["kind"] == "one-client").sum()
     np.testing.assert_allclose(one["requested_s"], (one["cpu_ms"] + one["sleep_ms"]) / 1000)
     assert (one["measured_s"] >= one["server_cpu_s"]).all()
 
 
 def test_the_generator_report_summarises_every_run():
-    report = analysis.generator_report()
-    runs = analysis.load("runs")
+    report = analysis.generator_report(DATASET)
+    runs = analysis.load("runs", DATASET)
     assert report["runs"] == len(runs)
     assert report["kept_up"] == runs["generator_kept_up"].sum()
     assert report["generator_cpu_max"] == runs["generator_cpu"].max()

@@ -1,0 +1,32 @@
+"""The regimes of a run: one band for every experiment and for the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from queuetune.lab.regimes import KNEE_BAND, REGIMES, regime_of
+
+
+def test_the_band_ends_belong_to_the_knee():
+    low, high = KNEE_BAND
+    assert regime_of([low, high]).tolist() == [REGIMES[1], REGIMES[1]]
+    assert regime_of([np.nextafter(low, 0), np.nextafter(high, 2)]).tolist() == [
+        REGIMES[0], REGIMES[2]]
+
+
+@given(st.lists(st.floats(1e-6, 1e6), min_size=1, max_size=20))
+def test_regimes_follow_the_load(loads):
+    names = regime_of(loads)
+    ranks = [REGIMES.index(n) for n in names]
+    order = np.argsort(loads, kind="stable")
+    assert all(a <= b for a, b in zip(np.array(ranks)[order], np.array(ranks)[order][1:],
+                                      strict=False))
+
+
+@pytest.mark.parametrize("bad", [[0.0], [-1.0], [float("nan")], [float("inf")]])
+def test_a_load_that_is_not_a_positive_number_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match="load must"):
+        regime_of(bad)
