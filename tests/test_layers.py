@@ -214,3 +214,41 @@ def test_the_graph_holds_known_imports():
 ])
 def test_circles_finds_the_strongly_connected_components(graph, expected):
     assert circles(graph) == expected
+
+
+def shadowing_names(init: Path) -> list[str]:
+    """Names a package's ``__init__`` binds to something other than its submodule of the same
+    name (``from .thread_pool import thread_pool``, a function ``locustfile`` beside a module
+    ``locustfile.py``): after ``import pkg.name`` the attribute is the module, before it the
+    other object, so ``import pkg.name as m`` may give either."""
+    package = init.parent
+    submodules = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+    submodules |= {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+    bound = []
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            bound += [alias.asname or alias.name for alias in node.names]
+        elif isinstance(node, ast.Import):
+            bound += [alias.asname or alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.append(node.name)
+        elif isinstance(node, ast.Assign):
+            bound += [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return sorted(set(bound) & submodules)
+
+
+def test_no_package_shadows_a_submodule():
+    found = {str(init.parent.relative_to(SRC)): names
+             for init in sorted((SRC / PACKAGE).rglob("__init__.py"))
+             if (names := shadowing_names(init))}
+    assert not found, f"packages binding a submodule's name to another object: {found}"
+
+
+def test_the_shadowing_check_finds_a_re_exported_function(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "model.py").write_text("def model():\n    return 1\n", encoding="utf-8")
+    (package / "__init__.py").write_text("from .model import model\n", encoding="utf-8")
+    assert shadowing_names(package / "__init__.py") == ["model"]
+    (package / "__init__.py").write_text("from . import model\n", encoding="utf-8")
+    assert shadowing_names(package / "__init__.py") == []

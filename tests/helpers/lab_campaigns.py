@@ -82,7 +82,7 @@ def lab_processes() -> list[str]:
                 continue  # not made by this version of the lab
             if maker in ours or not psutil.pid_exists(maker):
                 found.append(line[:200])
-        elif "locustfile.py" in line and lab in line:
+        elif ("locust_" in line or "locustfile.py" in line) and lab in line:
             found.append(line[:200])
     return found
 

@@ -1,7 +1,7 @@
 """The Imre et al. experiment re-run on Tomcat under Locust: the lab's first experiment.
 
 * :mod:`.experiment` - what the runner asks of it: factors, settings, server, load, summary;
-* :mod:`.tables` - its data set's tables; :mod:`.locustfile` - its clients; ``app/work.jsp``
+* :mod:`.tables` - its data set's tables; :mod:`.locust_clients` - its clients; ``app/work.jsp``
   - its test page; ``campaigns/`` - its campaign files (``imre``, ``smoke``);
 * :mod:`.analysis` - the stored requests turned into the paper's metrics;
 * :mod:`.models` - the book's models against them; :mod:`.chapter` - the chapter's helpers.

@@ -70,7 +70,7 @@ SERVER_START_S = 4.0
 
 def locustfile() -> Path:
     """The Locust file of this experiment's virtual clients (for workers started by hand)."""
-    return Path(__file__).with_name("locustfile.py")
+    return Path(__file__).with_name("locust_clients.py")
 
 
 def page(secret: str) -> bytes:

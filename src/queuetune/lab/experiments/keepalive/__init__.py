@@ -9,7 +9,7 @@ sockets left in ``TIME_WAIT`` on each side.
 
 * :mod:`.experiment` - what the runner asks of it: factors, settings, server, load, summary;
 * :mod:`.server_config` - its Tomcat (``server.xml``, the page, the TLS certificate);
-* :mod:`.locustfile` - its clients; :mod:`.summary` - how a run is summarized;
+* :mod:`.locust_clients` - its clients; :mod:`.summary` - how a run is summarized;
 * :mod:`.tables` - its data set's tables; ``campaigns/`` - its campaign files
   (``keepalive``, ``keepalive-smoke``).
 

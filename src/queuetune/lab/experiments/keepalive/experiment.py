@@ -4,7 +4,7 @@ its factors and settings, its server, its load and how a run is summarized.
 Factors: ``tls`` (plain HTTP or HTTPS), ``requests_per_connection`` (Tomcat's
 ``maxKeepAliveRequests``; 1 turns keep-alive off) and ``clients``. Each configuration gets a
 fresh Tomcat (:mod:`.server_config`), warmed up on a second port; the clients are Locust users with
-one connection each (:mod:`.locustfile`); the run is summarized by :mod:`.summary`, and the
+one connection each (:mod:`.locust_clients`); the run is summarized by :mod:`.summary`, and the
 sockets left in ``TIME_WAIT`` are counted with ``ss`` on both ends of the measured port.
 """
 
@@ -56,7 +56,7 @@ TIME_WAIT_NOTE = (
 
 
 def locustfile() -> Path:
-    return Path(__file__).with_name("locustfile.py")
+    return Path(__file__).with_name("locust_clients.py")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""queuetune.lab.experiments.imre.locustfile: how a request's outcome is named, and the rows
+"""queuetune.lab.experiments.imre.locust_clients: how a request's outcome is named, and the rows
 file a run writes.
 
 Importing Locust patches the standard library for gevent (``monkey.patch_all``), so the
@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent("""
     from geventhttpclient.response import HTTPConnectionClosed
     import importlib
     # the module, not the package's locustfile() (its path) of the same name
-    lf = importlib.import_module("queuetune.lab.experiments.imre.locustfile")
+    lf = importlib.import_module("queuetune.lab.experiments.imre.locust_clients")
 
     cases = {
         "ok": (None, 200), "redirect": (None, 302), "server error": (None, 503),

@@ -1,4 +1,4 @@
-"""queuetune.lab.experiments.keepalive.locustfile: the columns of the rows its clients write.
+"""queuetune.lab.experiments.keepalive.locust_clients: the columns of the rows its clients write.
 
 Importing Locust patches the standard library for gevent (``monkey.patch_all``), so the
 module is imported in a Python process of its own, never in the test session."""
@@ -15,7 +15,7 @@ from queuetune.lab.experiments.keepalive.tables import TABLES
 
 SCRIPT = textwrap.dedent("""
     import importlib, json
-    lf = importlib.import_module("queuetune.lab.experiments.keepalive.locustfile")
+    lf = importlib.import_module("queuetune.lab.experiments.keepalive.locust_clients")
     print(json.dumps({"fields": list(lf.FIELDS), "users": [c.__name__ for c in vars(lf).values()
           if isinstance(c, type) and issubclass(c, lf.User) and c is not lf.User]}))
 """)
