@@ -55,12 +55,9 @@ def test_regimes_and_model_errors(smoke):
     table = analysis.prediction_errors(folder)
     assert set(table["regime"]) <= set(REGIMES)
     assert (table["load"] > 0).all() and np.isfinite(table["capacity"]).all()
-    if analysis.model_available():
-        assert table["x_model"].notna().all()
-        assert table["x_error"].to_numpy() == pytest.approx(
-            (table["x_model"] / table["throughput"] - 1).to_numpy())
-    else:
-        assert table["x_model"].isna().all() and table["note"].str.contains("models").all()
+    assert table["x_model"].notna().all()
+    assert table["x_error"].to_numpy() == pytest.approx(
+        (table["x_model"] / table["throughput"] - 1).to_numpy())
     by_regime = analysis.errors_by_regime(folder)
     assert by_regime["regime"].tolist() == list(REGIMES)
     assert by_regime["runs"].sum() == table["valid"].astype(bool).sum()

@@ -22,7 +22,6 @@ Only requests *sent* inside a run's measurement window count. Per run:
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 import numpy as np
@@ -34,12 +33,11 @@ from ...datasets import experiment_of, load
 from ...regimes import REGIMES, regime_of
 
 __all__ = ["BATCHES", "runs_of", "in_window", "summarize", "service_times",
-           "capacity", "regimes", "model_available", "predict", "prediction_errors",
+           "capacity", "regimes", "predict", "prediction_errors",
            "errors_by_regime"]
 
 #: Equal parts of each run's window whose means give the interval of the run's mean.
 BATCHES = 10
-_MODEL_KEYWORDS = ("processors", "connections", "arrival_rate")
 
 
 def runs_of(dataset: str | Path) -> pd.DataFrame:
@@ -173,13 +171,6 @@ def regimes(dataset: str | Path) -> pd.DataFrame:
     return table
 
 
-def model_available() -> bool:
-    """Whether ``queuetune.thread_pool`` has the processors, the pool and the open workload
-    (the ``models`` branch)."""
-    names = inspect.signature(thread_pool).parameters
-    return all(k in names for k in _MODEL_KEYWORDS)
-
-
 def predict(row: pd.Series, s_c: float, s_w: float, *, capacity_limit: int = 2000):
     """The thread-pool model's result for one run (``queuetune.thread_pool``): admitted at
     most threads + queue (platform) or ``capacity_limit`` (virtual threads: no queue bound)."""
@@ -195,23 +186,15 @@ def predict(row: pd.Series, s_c: float, s_w: float, *, capacity_limit: int = 200
 
 def prediction_errors(dataset: str | Path) -> pd.DataFrame:
     """Per load run: the model's throughput and mean response time, predicted from the
-    one-client service times, and their relative errors against the measured ones. Without
-    the model's features (see :func:`model_available`) the columns are empty and ``note``
-    says why."""
+    one-client service times, and their relative errors against the measured ones."""
     table = regimes(dataset)
     times = service_times(dataset).set_index("processors")
     cols = ["x_model", "r_model_ms", "x_error", "r_error"]
-    if not model_available():
-        table[cols] = np.nan
-        table["note"] = ("queuetune.thread_pool has no processors, connections and "
-                         "arrival_rate here (the models branch adds them)")
-        return table
     for i, row in table.iterrows():
         t = times.loc[row["processors"]]
         result = predict(row, t["s_c"], t["s_w"])
         x, r = float(result.throughput), float(result.response_time) * 1000
         table.loc[i, cols] = [x, r, x / row["throughput"] - 1, r / row["r_mean"] - 1]
-    table["note"] = ""
     return table
 
 
