@@ -5,7 +5,9 @@
 
 README states only the numbers between ``<!-- numbers: begin -->`` and ``<!-- numbers: end -->``;
 they are sentences of :mod:`queuetune.chapters.thread_pool_model`, which the thread-pool
-chapter prints too, read from ``results/``. Run after ``make benchmark``.
+chapter prints too, read from ``results/``, and the lab chapter's accuracy by regime
+(:func:`queuetune.lab.experiments.imre.chapter.accuracy_headline`, from the chapter's data
+set). Run after ``make benchmark`` or a new lab campaign.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from pathlib import Path
 
 from queuetune.chapters import thread_pool_model
+from queuetune.lab.experiments.imre import chapter as lab_chapter
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 BEGIN, END = "<!-- numbers: begin -->", "<!-- numbers: end -->"
@@ -22,7 +25,8 @@ BEGIN, END = "<!-- numbers: begin -->", "<!-- numbers: end -->"
 def block() -> str:
     """The block between the markers: one list item per stated result."""
     lines = [f"- {thread_pool_model.approximation_headline()}",
-             f"- {thread_pool_model.sizing_headline()}"]
+             f"- {thread_pool_model.sizing_headline()}",
+             f"- {lab_chapter.accuracy_headline(lab_chapter.BOOK_DATASET)}"]
     return "\n".join([BEGIN, *lines, END])
 
 

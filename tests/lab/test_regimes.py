@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from queuetune.lab.regimes import KNEE_BAND, REGIMES, regime_of
+from queuetune.lab.regimes import KNEE_BAND, REGIMES, median_interval, regime_of
 
 
 def test_the_band_ends_belong_to_the_knee():
@@ -30,3 +30,17 @@ def test_regimes_follow_the_load(loads):
 def test_a_load_that_is_not_a_positive_number_is_refused_by_name(bad):
     with pytest.raises(ValueError, match="load must"):
         regime_of(bad)
+
+
+def test_median_interval_holds_the_median_and_resamples_whole_runs():
+    rng = np.random.default_rng(5)
+    values = np.array([1.0, 1.1, 5.0, 5.2, 9.0, 9.1])
+    runs = np.array([1, 1, 2, 2, 3, 3])
+    low, high = median_interval(values, groups=runs, rng=rng, resamples=500)
+    assert low <= np.median(values) <= high
+    # one run: its windows are resampled; one value: no interval
+    low, high = median_interval([1.0, 2.0, 3.0], groups=[7, 7, 7], rng=rng)
+    assert low < 2.0 < high
+    assert all(np.isnan(median_interval([1.0], groups=[7], rng=rng)))
+    with pytest.raises(ValueError, match="same length"):
+        median_interval([1.0, 2.0], groups=[1], rng=rng)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REGIMES", "KNEE_BAND", "regime_of"]
+__all__ = ["REGIMES", "KNEE_BAND", "regime_of", "median_interval"]
 
 #: The three regimes, in order of load.
 REGIMES = ("below the knee", "at the knee", "past the knee")
@@ -32,3 +32,32 @@ def regime_of(load: Any) -> np.ndarray:
         raise ValueError(f"load must hold finite numbers > 0, got {load!r}")
     low, high = KNEE_BAND
     return np.select([values < low, values <= high], REGIMES[:2], REGIMES[2])
+
+
+def median_interval(values: Any, *, groups: Any, rng: np.random.Generator,
+                    resamples: int = 2000) -> tuple[float, float]:
+    """A 95 % percentile bootstrap interval of the median of ``values``, resampling whole
+    ``groups`` (the runs, each with its repeated windows) with replacement; with one group,
+    its values (the windows of one run) are resampled instead; ``(nan, nan)`` from one value.
+
+    >>> rng = np.random.default_rng(1)
+    >>> low, high = median_interval([1.0, 2.0, 3.0, 4.0], groups=[1, 2, 3, 4], rng=rng)
+    >>> 1.0 <= low <= high <= 4.0
+    True
+    """
+    values, groups = np.asarray(values, dtype=float), np.asarray(groups)
+    if values.shape != groups.shape:
+        raise ValueError(f"values and groups must have the same length, got {values.shape} "
+                         f"and {groups.shape}")
+    if len(values) < 2:
+        return float("nan"), float("nan")
+    labels = np.unique(groups)
+    if len(labels) < 2:
+        labels, groups = np.arange(len(values)), np.arange(len(values))
+    members = [values[groups == g] for g in labels]
+    medians = np.empty(resamples)
+    for i in range(resamples):
+        picked = rng.integers(0, len(labels), len(labels))
+        medians[i] = np.median(np.concatenate([members[j] for j in picked]))
+    low, high = np.percentile(medians, [2.5, 97.5])
+    return float(low), float(high)

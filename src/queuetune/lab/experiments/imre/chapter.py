@@ -20,14 +20,19 @@ import pandas as pd
 from ....audit import UNTESTED_MARK
 from ....chapters.practical import ceilings
 from ....models import mm1bk, thread_pool
-from ...regimes import REGIMES, regime_of
+from ...regimes import REGIMES, median_interval, regime_of
 from . import analysis, models
 
-__all__ = ["REGIMES", "accuracy_by_regime", "configurations", "invalid_runs", "knee",
+__all__ = ["REGIMES", "BOOK_DATASET", "accuracy_headline", "accuracy_by_regime_of",
+           "accuracy_by_regime", "configurations", "invalid_runs", "knee",
            "regimes", "validity_table", "MIN_RELATIVE", "config_label", "split_label",
            "remeasured", "model_curves",
            "differs", "claims", "processor_demand", "at_clients", "prediction_errors",
            "pool_bounds", "pool_effect", "repeatability"]
+
+#: The data set the lab chapter and README read (any Imre data set under data/lab/ works in
+#: its place: every function takes the data set as an argument).
+BOOK_DATASET = "imre-tomcat-2026-11-24-2"
 
 #: The smallest relative difference between two measured means that counts as a difference.
 MIN_RELATIVE = 0.10
@@ -646,20 +651,6 @@ def regimes(clients: pd.Series, knees: pd.Series) -> pd.Series:
                      name="regime")
 
 
-def _bootstrap_median(values: np.ndarray, groups: np.ndarray, rng: np.random.Generator,
-                      resamples: int) -> tuple[float, float]:
-    """A 95 % percentile interval of the median of ``values``, resampling whole groups (the
-    runs, each with its repeated windows) with replacement."""
-    labels = np.unique(groups)
-    members = [values[groups == g] for g in labels]
-    medians = np.empty(resamples)
-    for i in range(resamples):
-        picked = rng.integers(0, len(labels), len(labels))
-        medians[i] = np.median(np.concatenate([members[j] for j in picked]))
-    low, high = np.percentile(medians, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def accuracy_by_regime(table: pd.DataFrame, predicted: pd.DataFrame, services: pd.DataFrame,
                        think_time: float, per_window: pd.DataFrame | None = None, *,
                        seed: int = 20061124, resamples: int = 2000) -> pd.DataFrame:
@@ -702,7 +693,8 @@ def accuracy_by_regime(table: pd.DataFrame, predicted: pd.DataFrame, services: p
             if subset.empty:
                 continue
             errors = subset[column].to_numpy(dtype=float)
-            low, high = _bootstrap_median(errors, subset["run"].to_numpy(), rng, resamples)
+            low, high = median_interval(errors, groups=subset["run"].to_numpy(), rng=rng,
+                                        resamples=resamples)
             rows.append({"split": split, "model": name, "regime": regime,
                          "quantity": quantity, "runs": subset["run"].nunique(),
                          "median error": float(np.median(errors)), "low": low, "high": high,
@@ -742,10 +734,40 @@ def error_text(by_regime: pd.DataFrame, split: str, model: str, regime: str,
     if found.empty:
         return "not measured"
     row = found.iloc[0]
+    if np.isnan(row["low"]):
+        value = (f"{row['median error'] * 100:+.1f} points" if quantity.startswith("share")
+                 else f"{row['median error']:+.1%}")
+        return f"{value} (one value, no interval)"
     if quantity.startswith("share"):
         return (f"{row['median error'] * 100:+.1f} points ({row['low'] * 100:+.1f} to "
                 f"{row['high'] * 100:+.1f})")
     return f"{row['median error']:+.1%} ({row['low']:+.1%} to {row['high']:+.1%})"
+
+
+def accuracy_by_regime_of(dataset: str | Path) -> pd.DataFrame:
+    """:func:`accuracy_by_regime` of a data set, from its one-client service times and its
+    repeated windows, as the lab chapter computes it."""
+    measured = remeasured(dataset)
+    services = models.service(dataset)
+    think = analysis.metadata(dataset)["settings"]["think_time_s"]
+    predicted = models.predict(measured, services, think)
+    return accuracy_by_regime(measured, predicted, services, think, analysis.windows(dataset))
+
+
+def accuracy_headline(dataset: str | Path) -> str:
+    """One sentence: the thread-limited model's error on the processor-only work by regime,
+    predicted from one client (the lab chapter's findings and README state it)."""
+    by_regime = accuracy_by_regime_of(dataset)
+    model = "thread-limited"
+    parts = [f"{regime} {error_text(by_regime, 'cpu', model, regime, 'response time')}"
+             for regime in REGIMES]
+    refused = error_text(by_regime, "cpu", model, "past the knee", "share refused (points)")
+    runs = int(by_regime[(by_regime["split"] == "cpu") & (by_regime["model"] == model)
+                         & (by_regime["quantity"] == "response time")]["runs"].sum())
+    return (f"Re-measured on Tomcat (`data/lab/{Path(str(dataset)).name}`, {runs} valid runs "
+            f"of processor-only work), the thread-limited model predicted from one client's "
+            f"measurements misses the mean response time by a median (95 % interval) of "
+            f"{'; '.join(parts)}, and the share refused past the knee by {refused}.")
 
 
 def back_to_back(connections: pd.DataFrame) -> str:

@@ -7,7 +7,8 @@ virtual threads, on Tomcat.
 * :mod:`.arrivals` - the seeded Poisson schedule of an open-loop run; ``locust_open.py`` and
   ``locust_closed.py`` - its Locust files (:mod:`.locust_common`: what they share);
 * ``campaigns/`` - its campaign files; :mod:`.analysis` - a data set turned into per-run
-  metrics.
+  metrics; :mod:`.chapter` - what the chapter "Today's server" shows (the model predicted
+  and fitted, its error by regime, the sizing's advice).
 """
 
 from .experiment import (

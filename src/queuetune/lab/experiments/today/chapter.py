@@ -1,0 +1,269 @@
+"""What the chapter "Today's server" shows: each campaign against the thread-pool model,
+predicted from one-client measurements and fitted, its error by regime, and what the sizing
+procedure of the practical chapter (:func:`queuetune.sizing.size`) advised and how it fared.
+
+A *configuration* is one combination of the factors a data set varies other than its load
+(processors, executor, threads, queue, pool); its *load* is its clients (closed loop) or its
+arrival rate (open). Errors are signed: the model's value over the measured one, minus one
+(below zero the model predicts too little); the share refused is compared in points. Runs the
+runner flagged invalid are left out of every error and fit, and listed by :func:`invalid`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import optimize
+
+from .... import sizing
+from ...regimes import REGIMES, median_interval
+from . import analysis
+
+__all__ = ["FACTORS", "measured", "load_column", "invalid", "fit_times", "model_values",
+           "errors", "by_regime", "curves", "advice", "setup"]
+
+#: The factors that may make a configuration, in the order its label names them.
+FACTORS = ("processors", "executor", "threads", "queue", "pool")
+_WORDS = {"processors": "{} processor(s)", "executor": "{} threads", "threads": "T = {}",
+          "queue": "queue {}", "pool": "pool {}"}
+
+
+def _label(row: pd.Series, varying: list[str]) -> str:
+    parts = []
+    for factor in varying:
+        value = row[factor]
+        if factor in ("threads", "queue") and row["executor"] == "virtual":
+            continue  # a virtual-thread executor has neither
+        parts.append(_WORDS[factor].format(int(value) if factor != "executor" else value))
+    return ", ".join(parts) or "one configuration"
+
+
+def load_column(table: pd.DataFrame) -> str:
+    """``"clients"`` for a closed-loop data set, ``"arrival_rate"`` for an open one."""
+    return "arrival_rate" if (table["arrival_rate"] > 0).any() else "clients"
+
+
+def measured(dataset: str | Path) -> pd.DataFrame:
+    """The load runs (:func:`analysis.regimes`) with ``configuration`` (the varying factors
+    in words), ``response_time`` (s) and ``error_rate`` (the share refused)."""
+    table = analysis.regimes(dataset).reset_index(drop=True)
+    varying = [f for f in FACTORS if table[f].nunique(dropna=False) > 1]
+    table["configuration"] = [_label(row, varying) for _, row in table.iterrows()]
+    table["response_time"] = table["r_mean"] / 1000
+    table["error_rate"] = table["refused_share"]
+    return table
+
+
+def invalid(table: pd.DataFrame) -> pd.DataFrame:
+    """The runs the runner flagged invalid, with its reason."""
+    bad = table[~table["valid"].astype(bool)]
+    return bad[["run", "configuration", load_column(table), "invalid_reason"]]
+
+
+def _valid(table: pd.DataFrame) -> pd.DataFrame:
+    ok = table[table["valid"].astype(bool) & (table["answered"] > 0)]
+    return ok[np.isfinite(ok["r_mean"].to_numpy(dtype=float))]
+
+
+def model_values(table: pd.DataFrame, times: pd.DataFrame) -> pd.DataFrame:
+    """Per run: the model's throughput ``x_model`` (1/s), response time ``r_model`` (s) and
+    share refused ``e_model``, from the service times ``times`` (indexed by processors,
+    columns ``s_c`` and ``s_w`` in seconds)."""
+    rows = []
+    for _, row in table.iterrows():
+        t = times.loc[row["processors"]]
+        result = analysis.predict(row, float(t["s_c"]), float(t["s_w"]))
+        rows.append((float(result.throughput), float(result.response_time),
+                     float(result.rejection_probability)))
+    return pd.DataFrame(rows, index=table.index, columns=["x_model", "r_model", "e_model"])
+
+
+def _residuals(log_times: np.ndarray, part: pd.DataFrame) -> np.ndarray:
+    s_c, s_w = np.exp(log_times)
+    times = pd.DataFrame({"s_c": [s_c], "s_w": [s_w]},
+                         index=[part["processors"].iloc[0]])
+    model = model_values(part, times)
+    return np.concatenate([np.log(model["x_model"] / part["throughput"]),
+                           np.log(model["r_model"] / part["response_time"])])
+
+
+def fit_times(table: pd.DataFrame, start: pd.DataFrame) -> pd.DataFrame:
+    """Per processors level: the ``s_c`` and ``s_w`` (s) that make the model closest to the
+    valid load runs, in the least squares of the log ratios of throughput and response time,
+    started from ``start`` (the one-client times).
+
+    ``queuetune.fit.fit_thread_pool`` fits closed loops of clients only; these campaigns mix
+    open arrivals, pools and virtual threads, so the two service times are fitted here with
+    scipy's least squares over the same model (:func:`analysis.predict`)."""
+    rows = []
+    for processors, part in _valid(table).groupby("processors"):
+        t = start.loc[processors]
+        x0 = np.log([float(t["s_c"]), max(float(t["s_w"]), 1e-4)])
+        found = optimize.least_squares(_residuals, x0, args=(part,),
+                                       bounds=(np.log([1e-4, 1e-5]), np.log([1.0, 10.0])),
+                                       x_scale=1.0, diff_step=1e-3)
+        s_c, s_w = np.exp(found.x)
+        rows.append((processors, s_c, s_w, len(part), "fitted to the valid load runs"))
+    return pd.DataFrame(rows, columns=["processors", "s_c", "s_w", "runs", "source"]
+                        ).set_index("processors")
+
+
+def errors(table: pd.DataFrame, times: pd.DataFrame, model: str) -> pd.DataFrame:
+    """Per valid load run: the model's values from ``times`` and its signed errors
+    (``throughput_error``, ``response_time_error``; ``refused_error`` in points), labelled
+    ``model``."""
+    valid = _valid(table)
+    out = valid.join(model_values(valid, times))
+    out["model"] = model
+    out["throughput_error"] = out["x_model"] / out["throughput"] - 1
+    out["response_time_error"] = out["r_model"] / out["response_time"] - 1
+    out["refused_error"] = out["e_model"] - out["error_rate"]
+    return out
+
+
+def by_regime(errors_table: pd.DataFrame, *, seed: int = 22, resamples: int = 2000
+              ) -> pd.DataFrame:
+    """Per model, regime and quantity: runs, the median signed error with a 95 % bootstrap
+    interval over runs, and the largest in size. The share refused counts the runs where the
+    model or the server refused anything. A regime no run reached has no row."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (model, regime), part in errors_table.groupby(["model", "regime"], sort=False):
+        refusing = part[(part["e_model"] > 1e-4) | (part["error_rate"] > 0)]
+        for quantity, column, subset in (("throughput", "throughput_error", part),
+                                         ("response time", "response_time_error", part),
+                                         ("share refused (points)", "refused_error",
+                                          refusing)):
+            if subset.empty:
+                continue
+            values = subset[column].to_numpy(dtype=float)
+            low, high = median_interval(values, groups=subset["run"].to_numpy(), rng=rng,
+                                        resamples=resamples)
+            rows.append({"model": model, "regime": regime, "quantity": quantity,
+                         "runs": len(subset), "median error": float(np.median(values)),
+                         "low": low, "high": high,
+                         "largest error": float(values[np.argmax(np.abs(values))])})
+    out = pd.DataFrame(rows, columns=["model", "regime", "quantity", "runs", "median error",
+                                      "low", "high", "largest error"])
+    out["regime"] = pd.Categorical(out["regime"], REGIMES, ordered=True)
+    return out.sort_values(["model", "quantity", "regime"], kind="stable"
+                           ).reset_index(drop=True)
+
+
+def _grid(values: pd.Series, closed: bool, points: int) -> np.ndarray:
+    high = float(values.max())
+    if closed:
+        return np.unique(np.linspace(1, high, points).round().astype(int))
+    return np.linspace(float(values.min()) * 0.5, high, points)
+
+
+def curves(table: pd.DataFrame, models: dict[str, pd.DataFrame], *, points: int = 40
+           ) -> pd.DataFrame:
+    """Per configuration, per model (name: service times indexed by processors), the model's
+    throughput, response time and share refused over a grid of the load."""
+    x = load_column(table)
+    closed = x == "clients"
+    frames = []
+    for configuration, part in table.groupby("configuration", sort=False):
+        grid = _grid(part[x], closed, points)
+        rows = pd.DataFrame([part.iloc[0]] * len(grid)).reset_index(drop=True)
+        rows[x] = grid
+        for name, times in models.items():
+            values = model_values(rows, times)
+            frames.append(pd.DataFrame({
+                "configuration": configuration, "model": name, x: grid,
+                "throughput": values["x_model"], "response_time": values["r_model"],
+                "error_rate": values["e_model"]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _advised(row: pd.Series, t: pd.Series) -> dict:
+    load = ({"arrival_rate": float(row["arrival_rate"])} if row["arrival_rate"] > 0 else
+            {"clients": int(row["clients"]), "think_time": float(row["think_s"])})
+    pool = int(row["pool"]) if row["pool"] > 0 else None
+    plan = sizing.size(processors=int(row["processors"]), cpu_time=float(t["s_c"]),
+                       wait_time=float(t["s_w"]), connections=pool, **load)
+    return {"processors needed": plan.processors_needed, "advised threads": plan.threads,
+            "advised B": plan.capacity, "advised R (s)": plan.response_time,
+            "advised share refused": plan.refused}
+
+
+def _kept_up(run: pd.Series, t: pd.Series, keep_up: float) -> bool:
+    """Whether a run carried its load: nothing refused, and at least ``keep_up`` of the peak
+    answered (the peak as the sizing defines it: the arrival rate, or K / (Z + S) with the
+    one-client S = s_c + s_w)."""
+    if run["error_rate"] > 0:
+        return False
+    peak = (run["arrival_rate"] if run["arrival_rate"] > 0 else
+            run["clients"] / (run["think_s"] + float(t["s_c"]) + float(t["s_w"])))
+    return bool(run["throughput"] >= keep_up * peak)
+
+
+def _nearest(platform: pd.DataFrame, threads: int, capacity: int) -> pd.Series:
+    """The platform configuration nearest to the advice: threads first, then B = T + Q."""
+    key = pd.DataFrame({"t": (platform["threads"] - threads).abs(),
+                        "b": (platform["threads"] + platform["queue"] - capacity).abs(),
+                        "threads": platform["threads"]}, index=platform.index)
+    return platform.loc[key.sort_values(["t", "b", "threads"], kind="stable").index[0]]
+
+
+def advice(table: pd.DataFrame, times: pd.DataFrame, *, tolerance: float = 0.10,
+           keep_up: float = 0.95) -> pd.DataFrame:
+    """Per load point (processors, pool and load, measured under several configurations):
+    what :func:`queuetune.sizing.size` advises from the one-client ``times`` (processors
+    needed, threads T, bound B, and its predicted response time and share refused at that
+    load), and how it fared against the valid runs.
+
+    * ``processors call`` - *right* when the advice said the processors suffice
+      (``processors needed`` at most those measured) and some measured configuration carried
+      the load (refused nothing and answered ``keep_up`` of the peak: the arrival rate, or
+      K / (Z + S)), or said they do not and none did; *wrong* otherwise;
+    * ``nearest measured`` - the platform-thread configuration nearest to the advice (threads,
+      then B), with its response time and share refused; ``best measured`` - the shortest
+      response time among the configurations that refused no more than it;
+    * ``threads held`` - the nearest configuration answered within ``tolerance`` of the best.
+    """
+    x = load_column(table)
+    rows = []
+    for (processors, pool, load), part in _valid(table).groupby(["processors", "pool", x]):
+        t = times.loc[processors]
+        rec = _advised(part.iloc[0], t)
+        platform = part[part["executor"] == "platform"]
+        if platform.empty:
+            continue
+        carried = any(_kept_up(run, t, keep_up) for _, run in part.iterrows())
+        enough = rec["processors needed"] <= processors
+        nearest = _nearest(platform, rec["advised threads"], rec["advised B"])
+        rivals = part[part["error_rate"] <= nearest["error_rate"]]
+        best = rivals.loc[rivals["response_time"].idxmin()]
+        rows.append({
+            "processors": processors, "pool": pool, x: load, **rec,
+            "a configuration carried it": carried,
+            "processors call": "right" if enough == carried else "wrong",
+            "nearest measured": nearest["configuration"],
+            "its R (s)": nearest["response_time"], "its share refused": nearest["error_rate"],
+            "best measured": best["configuration"], "best R (s)": best["response_time"],
+            "threads held": bool(nearest["response_time"]
+                                 <= (1 + tolerance) * best["response_time"])})
+    return pd.DataFrame(rows)
+
+
+def setup(meta: dict) -> pd.DataFrame:
+    """A data set's settings and provenance (its ``measurement`` metadata) as a table."""
+    s, machine = meta["settings"], meta["machine"]
+    workload, timing = s["workload"], s["timing"]
+    rows = [("campaign", meta["campaign"]), ("measured on", meta["date"]),
+            ("status", meta["status"]),
+            ("processor time per request asked for (ms)", f"{workload['cpu_ms']:g}"),
+            ("wait per request, holding a permit (ms)", f"{workload['wait_ms']:g}"),
+            ("answer (bytes)", f"{workload['response_bytes']}"),
+            ("think time of closed-loop clients (s)", f"{workload['think_time_s']:g}"),
+            ("measurement window per run (s)", f"{timing['measure_s']:g}"),
+            ("server", machine["tomcat"]),
+            ("Java", f"{meta['java_runtime']['version']} ({meta['java_runtime']['source']})"),
+            ("load generator", f"Locust {machine['locust']}"),
+            ("machine", f"{machine['cpu_model']}, {machine['logical_cores']} cores, "
+                        f"{machine['os']}")]
+    return pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting")

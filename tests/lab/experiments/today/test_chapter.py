@@ -1,0 +1,109 @@
+"""The chapter "Today's server": labels, fit, errors by regime, curves and the sizing advice,
+on tables made by the model itself (so the right answer is known) and on a stored data set."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from queuetune import sizing
+from queuetune.lab.experiments.today import chapter
+from queuetune.lab.regimes import REGIMES
+
+S_C, S_W = 0.010, 0.040
+TIMES = pd.DataFrame({"s_c": [S_C], "s_w": [S_W]}, index=[1])
+
+
+def _table(rows: list[dict]) -> pd.DataFrame:
+    """Runs measured exactly as the model says, with the columns the chapter reads."""
+    base = {"processors": 1, "executor": "platform", "threads": 10, "queue": 1000, "pool": 0,
+            "clients": 0, "arrival_rate": 0.0, "think_s": 0.5, "valid": True,
+            "answered": 100, "invalid_reason": "", "regime": "at the knee"}
+    table = pd.DataFrame([{**base, **r} for r in rows])
+    table["run"] = np.arange(1, len(table) + 1)
+    model = chapter.model_values(table, TIMES)
+    table["throughput"] = model["x_model"]
+    table["response_time"] = model["r_model"]
+    table["r_mean"] = table["response_time"] * 1000
+    table["error_rate"] = model["e_model"]
+    table["configuration"] = [f"T = {t}" for t in table["threads"]]
+    return table
+
+
+def test_the_fit_finds_the_times_the_measurements_were_made_with():
+    table = _table([{"arrival_rate": rate, "threads": t} for rate in (30.0, 60.0, 90.0)
+                    for t in (3, 10)])
+    start = pd.DataFrame({"s_c": [0.02], "s_w": [0.02]}, index=[1])
+    found = chapter.fit_times(table, start)
+    assert found.loc[1, "s_c"] == pytest.approx(S_C, rel=1e-4)
+    assert found.loc[1, "s_w"] == pytest.approx(S_W, rel=1e-4)
+    assert found.loc[1, "runs"] == len(table)
+
+
+def test_errors_are_zero_for_the_model_itself_and_signed_otherwise():
+    table = _table([{"clients": k} for k in (10, 40, 80)])
+    assert np.allclose(chapter.errors(table, TIMES, "m")[
+        ["throughput_error", "response_time_error", "refused_error"]], 0, atol=1e-12)
+    slower = table.assign(response_time=table["response_time"] * 2)
+    assert np.allclose(chapter.errors(slower, TIMES, "m")["response_time_error"], -0.5)
+
+
+def test_invalid_runs_are_left_out_and_listed():
+    table = _table([{"clients": k} for k in (10, 40, 80)])
+    table.loc[1, ["valid", "invalid_reason"]] = [False, "server dead"]
+    assert chapter.errors(table, TIMES, "m")["run"].tolist() == [1, 3]
+    assert chapter.invalid(table)["invalid_reason"].tolist() == ["server dead"]
+
+
+def test_by_regime_gives_the_median_inside_its_interval_and_skips_empty_refusals():
+    rng = np.random.default_rng(3)
+    n = 12
+    frame = pd.DataFrame({
+        "model": "m", "run": np.arange(n), "regime": ["below the knee"] * 6 + ["at the knee"] * 6,
+        "throughput_error": rng.normal(0.0, 0.02, n),
+        "response_time_error": rng.normal(-0.1, 0.05, n),
+        "refused_error": 0.0, "e_model": 0.0, "error_rate": 0.0})
+    out = chapter.by_regime(frame)
+    assert set(out["quantity"]) == {"throughput", "response time"}
+    assert (out["low"] <= out["median error"]).all() and (out["median error"] <= out["high"]).all()
+    assert out["regime"].astype(str).tolist()[:2] == ["below the knee", "at the knee"]
+
+
+def test_curves_cover_every_configuration_and_model_on_whole_clients():
+    table = _table([{"clients": k, "threads": t} for k in (10, 50) for t in (2, 5)])
+    curves = chapter.curves(table, {"a": TIMES, "b": TIMES}, points=7)
+    assert set(curves["configuration"]) == {"T = 2", "T = 5"}
+    assert set(curves["model"]) == {"a", "b"}
+    assert (curves["clients"] == curves["clients"].round()).all()
+    assert curves["clients"].min() == 1 and curves["clients"].max() == 50
+
+
+def test_the_advice_is_the_sizing_s_and_is_judged_on_the_measured_runs():
+    # measured shares refused are whole requests over thousands: the model's 1e-12 is none
+    table = _table([{"arrival_rate": 60.0, "threads": t} for t in (1, 3, 10, 40)])
+    table["error_rate"] = table["error_rate"].round(6)
+    plan = sizing.size(processors=1, cpu_time=S_C, wait_time=S_W, arrival_rate=60.0)
+    advised = chapter.advice(table, TIMES).iloc[0]
+    assert advised["advised threads"] == plan.threads
+    assert advised["advised B"] == plan.capacity
+    assert advised["processors needed"] == plan.processors_needed == 1
+    nearest = min((1, 3, 10, 40), key=lambda t: (abs(t - plan.threads), t))
+    assert advised["nearest measured"] == f"T = {nearest}"
+    assert advised["best measured"] != "T = 1"  # 1 / S = 20/s cannot carry 60/s
+    assert advised["threads held"] and advised["processors call"] == "right"
+    slow = table.assign(response_time=np.where(table["threads"] == nearest, 10.0,
+                                               table["response_time"]))
+    assert not chapter.advice(slow, TIMES)["threads held"].iloc[0]
+    # a server that refused at every thread count: one processor was not enough after all
+    refusing = table.assign(error_rate=0.2)
+    assert chapter.advice(refusing, TIMES)["processors call"].iloc[0] == "wrong"
+
+
+def test_labels_name_only_the_factors_a_data_set_varies():
+    name = "today-virtual-2026-11-27"
+    table = chapter.measured(name)
+    assert any(c.startswith("virtual threads") for c in table["configuration"])
+    assert not any("queue" in c for c in table["configuration"])
+    assert np.allclose(table["response_time"], table["r_mean"] / 1000, equal_nan=True)
+    assert set(table["regime"]) <= set(REGIMES)
