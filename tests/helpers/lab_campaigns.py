@@ -112,6 +112,11 @@ def check_accounting(folder):
             continue
         if "refusals, the server logged" in str(getattr(run, "invalid_reason", "")):
             continue  # the runner flagged this very mismatch
+        if "connection error other than a refusal" in str(getattr(run, "invalid_reason", "")):
+            # flagged: a client that timed out may be answered later; every answer it counted
+            # is one the server logged, and the server answered no request never sent
+            assert run.ok <= run.server_answered <= run.ok + run.other_errors
+            continue
 
         assert run.server_answered == run.ok, "an answer the client did not count"
         assert run.server_rejected == run.closed, "a refusal the client did not see"

@@ -14,15 +14,43 @@ from queuetune.lab import campaign, datasets
 from queuetune.lab.experiments.imre import analysis, chapter
 
 DATASETS = datasets.datasets("imre")
-#: The data set the chapter reads (its first cell names it too).
-CHAPTER_DATASET = "imre-tomcat-2026-11-24-2"
+#: The data set the chapter and README read (the chapter's first cell takes it from here).
+CHAPTER_DATASET = chapter.BOOK_DATASET
+#: The data sets of today's server (its chapter's first cell names them).
+TODAY = datasets.datasets("today")
 
 
 def test_the_chapter_reads_a_stored_data_set():
     assert CHAPTER_DATASET in DATASETS
     chapter_text = (Path(__file__).parents[2] / "notebooks" / "lab.md").read_text(
         encoding="utf-8")
-    assert f'DATASET = "{CHAPTER_DATASET}"' in chapter_text
+    assert "DATASET = chapter.BOOK_DATASET" in chapter_text
+
+
+def test_the_today_chapter_reads_stored_data_sets():
+    text = (Path(__file__).parents[2] / "notebooks" / "today.md").read_text(encoding="utf-8")
+    named = [name for name in TODAY if f'"{name}"' in text]
+    assert len(named) == 4, f"the chapter names {named} of {TODAY}"
+
+
+@pytest.mark.parametrize("name", TODAY)
+def test_a_data_set_of_today_s_server_is_valid_and_its_status_says_what_it_holds(name):
+    folder = datasets.dataset_dir(name)
+    meta = datasets.metadata(name)
+    assert validate_package(folder).valid
+    runs, _ = check_accounting(folder)
+    schedule = campaign.load(folder / "campaign.toml").schedule()
+    assert len(runs) == meta["runs_completed"] <= len(schedule)
+    assert [(r.kind, r.processors, r.executor, r.pool) for r in runs.itertuples()] == [
+        (r.kind, r["processors"], r["executor"], r["pool"]) for r in schedule[:len(runs)]]
+    valid = runs["valid"].astype(bool)
+    assert meta["invalid_runs"] == runs.loc[~valid, "run"].tolist()
+    complete = meta["status"] == "complete"
+    assert complete == (len(runs) == len(schedule) and bool(valid.all()))
+    if not complete:  # a campaign the runner stopped names why and which runs
+        assert meta["status"] in ("stopped-server-dead", "complete-with-invalid-runs")
+        assert meta["invalid_runs"]
+    assert runs.loc[valid, "generator_kept_up"].all(), "a valid run where the generator fell behind"
 
 
 @pytest.mark.parametrize("name", ["imre-tomcat-2026-11-24", "imre-tomcat-2026-11-24-2"])

@@ -28,6 +28,7 @@ def _table(rows: list[dict]) -> pd.DataFrame:
     table["r_mean"] = table["response_time"] * 1000
     table["error_rate"] = model["e_model"]
     table["configuration"] = [f"T = {t}" for t in table["threads"]]
+    table["steady"] = True
     return table
 
 
@@ -47,6 +48,15 @@ def test_errors_are_zero_for_the_model_itself_and_signed_otherwise():
         ["throughput_error", "response_time_error", "refused_error"]], 0, atol=1e-12)
     slower = table.assign(response_time=table["response_time"] * 2)
     assert np.allclose(chapter.errors(slower, TIMES, "m")["response_time_error"], -0.5)
+
+
+def test_an_open_run_whose_queue_grew_all_window_is_not_compared():
+    table = _table([{"arrival_rate": rate} for rate in (30.0, 60.0, 90.0)])
+    table["error_rate"] = 0.0
+    table.loc[2, "throughput"] = 70.0  # answered 70 of 90 per second, refusing nothing
+    assert chapter._steady(table).tolist() == [True, True, False]
+    table["steady"] = chapter._steady(table)
+    assert chapter.errors(table, TIMES, "m")["run"].tolist() == [1, 2]
 
 
 def test_invalid_runs_are_left_out_and_listed():
@@ -91,13 +101,13 @@ def test_the_advice_is_the_sizing_s_and_is_judged_on_the_measured_runs():
     nearest = min((1, 3, 10, 40), key=lambda t: (abs(t - plan.threads), t))
     assert advised["nearest measured"] == f"T = {nearest}"
     assert advised["best measured"] != "T = 1"  # 1 / S = 20/s cannot carry 60/s
-    assert advised["threads held"] and advised["processors call"] == "right"
+    assert advised["threads held"] and advised["capacity call"] == "right"
     slow = table.assign(response_time=np.where(table["threads"] == nearest, 10.0,
                                                table["response_time"]))
     assert not chapter.advice(slow, TIMES)["threads held"].iloc[0]
-    # a server that refused at every thread count: one processor was not enough after all
+    # a server that refused at every thread count: it did not carry the load after all
     refusing = table.assign(error_rate=0.2)
-    assert chapter.advice(refusing, TIMES)["processors call"].iloc[0] == "wrong"
+    assert chapter.advice(refusing, TIMES)["capacity call"].iloc[0] == "wrong"
 
 
 def test_labels_name_only_the_factors_a_data_set_varies():

@@ -18,11 +18,18 @@ import pandas as pd
 from scipy import optimize
 
 from .... import sizing
+from ... import datasets
 from ...regimes import REGIMES, median_interval
 from . import analysis
 
-__all__ = ["FACTORS", "measured", "load_column", "invalid", "fit_times", "model_values",
+__all__ = ["FACTORS", "KEEP_UP", "EXPECTED_REFUSED", "measured", "thread_time", "load_column", "invalid", "fit_times", "model_values",
            "errors", "by_regime", "curves", "advice", "setup"]
+
+#: The share of its peak a run must answer to have carried it (and, open, not to be growing).
+KEEP_UP = 0.95
+
+#: The share refused below which the sizing's own prediction counts as carrying the load.
+EXPECTED_REFUSED = 0.01
 
 #: The factors that may make a configuration, in the order its label names them.
 FACTORS = ("processors", "executor", "threads", "queue", "pool")
@@ -49,11 +56,41 @@ def measured(dataset: str | Path) -> pd.DataFrame:
     """The load runs (:func:`analysis.regimes`) with ``configuration`` (the varying factors
     in words), ``response_time`` (s) and ``error_rate`` (the share refused)."""
     table = analysis.regimes(dataset).reset_index(drop=True)
-    varying = [f for f in FACTORS if table[f].nunique(dropna=False) > 1]
+    platform = table[table["executor"] == "platform"]
+    varying = [f for f in FACTORS
+               if (platform if f in ("threads", "queue") else table)[f].nunique() > 1]
     table["configuration"] = [_label(row, varying) for _, row in table.iterrows()]
     table["response_time"] = table["r_mean"] / 1000
     table["error_rate"] = table["refused_share"]
+    runs = datasets.load("runs", dataset).set_index("run")[["server_cpu", "cores_busy"]]
+    table = table.join(runs, on="run")
+    table["steady"] = _steady(table)
     return table
+
+
+def _steady(table: pd.DataFrame) -> np.ndarray:
+    """False for an open run whose queue was still growing through its window: it refused
+    nothing (the bound was never reached) yet answered less than :data:`KEEP_UP` of the
+    arrivals. The models describe a steady state, which such a run never reached: its
+    response time is that of a queue filling for as long as the window lasted."""
+    growing = ((table["arrival_rate"] > 0) & (table["error_rate"] == 0)
+               & (table["throughput"] < KEEP_UP * table["arrival_rate"]))
+    return ~growing.to_numpy()
+
+
+def thread_time(table: pd.DataFrame) -> pd.DataFrame:
+    """Where a request's time went, per valid platform-thread run whose threads were all busy
+    (its clients or arrivals past the threads' ceiling: the executor's queue held requests):
+    the time a request held its thread, T / X by Little's law; the JVM's processor time per
+    request, its processor time over the window per answer (the utilization law); and how busy
+    Tomcat's cores were, in cores."""
+    valid = _valid(table)
+    busy = valid[(valid["executor"] == "platform") & (valid["regime"] == "past the knee")]
+    out = busy[["configuration", load_column(table), "threads", "throughput"]].copy()
+    out["thread held (ms)"] = 1000 * busy["threads"] / busy["throughput"]
+    out["JVM processor time per request (ms)"] = 1000 * busy["server_cpu"] / busy["throughput"]
+    out["cores busy"] = busy["cores_busy"]
+    return out.reset_index(drop=True)
 
 
 def invalid(table: pd.DataFrame) -> pd.DataFrame:
@@ -65,6 +102,12 @@ def invalid(table: pd.DataFrame) -> pd.DataFrame:
 def _valid(table: pd.DataFrame) -> pd.DataFrame:
     ok = table[table["valid"].astype(bool) & (table["answered"] > 0)]
     return ok[np.isfinite(ok["r_mean"].to_numpy(dtype=float))]
+
+
+def _compared(table: pd.DataFrame) -> pd.DataFrame:
+    """The runs a steady-state model is compared with: valid, and steady (:func:`_steady`)."""
+    valid = _valid(table)
+    return valid[valid["steady"].astype(bool)] if "steady" in valid else valid
 
 
 def model_values(table: pd.DataFrame, times: pd.DataFrame) -> pd.DataFrame:
@@ -91,30 +134,30 @@ def _residuals(log_times: np.ndarray, part: pd.DataFrame) -> np.ndarray:
 
 def fit_times(table: pd.DataFrame, start: pd.DataFrame) -> pd.DataFrame:
     """Per processors level: the ``s_c`` and ``s_w`` (s) that make the model closest to the
-    valid load runs, in the least squares of the log ratios of throughput and response time,
+    valid, steady load runs, in the least squares of the log ratios of throughput and response time,
     started from ``start`` (the one-client times).
 
     ``queuetune.fit.fit_thread_pool`` fits closed loops of clients only; these campaigns mix
     open arrivals, pools and virtual threads, so the two service times are fitted here with
     scipy's least squares over the same model (:func:`analysis.predict`)."""
     rows = []
-    for processors, part in _valid(table).groupby("processors"):
+    for processors, part in _compared(table).groupby("processors"):
         t = start.loc[processors]
         x0 = np.log([float(t["s_c"]), max(float(t["s_w"]), 1e-4)])
         found = optimize.least_squares(_residuals, x0, args=(part,),
                                        bounds=(np.log([1e-4, 1e-5]), np.log([1.0, 10.0])),
                                        x_scale=1.0, diff_step=1e-3)
         s_c, s_w = np.exp(found.x)
-        rows.append((processors, s_c, s_w, len(part), "fitted to the valid load runs"))
+        rows.append((processors, s_c, s_w, len(part), "fitted to the valid, steady load runs"))
     return pd.DataFrame(rows, columns=["processors", "s_c", "s_w", "runs", "source"]
                         ).set_index("processors")
 
 
 def errors(table: pd.DataFrame, times: pd.DataFrame, model: str) -> pd.DataFrame:
-    """Per valid load run: the model's values from ``times`` and its signed errors
+    """Per valid, steady load run: the model's values from ``times`` and its signed errors
     (``throughput_error``, ``response_time_error``; ``refused_error`` in points), labelled
     ``model``."""
-    valid = _valid(table)
+    valid = _compared(table)
     out = valid.join(model_values(valid, times))
     out["model"] = model
     out["throughput_error"] = out["x_model"] / out["throughput"] - 1
@@ -210,16 +253,17 @@ def _nearest(platform: pd.DataFrame, threads: int, capacity: int) -> pd.Series:
 
 
 def advice(table: pd.DataFrame, times: pd.DataFrame, *, tolerance: float = 0.10,
-           keep_up: float = 0.95) -> pd.DataFrame:
+           keep_up: float = KEEP_UP) -> pd.DataFrame:
     """Per load point (processors, pool and load, measured under several configurations):
     what :func:`queuetune.sizing.size` advises from the one-client ``times`` (processors
     needed, threads T, bound B, and its predicted response time and share refused at that
     load), and how it fared against the valid runs.
 
-    * ``processors call`` - *right* when the advice said the processors suffice
-      (``processors needed`` at most those measured) and some measured configuration carried
-      the load (refused nothing and answered ``keep_up`` of the peak: the arrival rate, or
-      K / (Z + S)), or said they do not and none did; *wrong* otherwise;
+    * ``capacity call`` - *right* when the advice expected the load to be carried (the
+      processors measured are enough, and its settings refuse under :data:`EXPECTED_REFUSED`
+      of it) and some measured configuration carried it (refused nothing and answered
+      ``keep_up`` of the peak: the arrival rate, or K / (Z + S)), or expected it not to be and
+      none did; *wrong* otherwise;
     * ``nearest measured`` - the platform-thread configuration nearest to the advice (threads,
       then B), with its response time and share refused; ``best measured`` - the shortest
       response time among the configurations that refused no more than it;
@@ -234,14 +278,15 @@ def advice(table: pd.DataFrame, times: pd.DataFrame, *, tolerance: float = 0.10,
         if platform.empty:
             continue
         carried = any(_kept_up(run, t, keep_up) for _, run in part.iterrows())
-        enough = rec["processors needed"] <= processors
+        expected = (rec["processors needed"] <= processors
+                    and rec["advised share refused"] < EXPECTED_REFUSED)
         nearest = _nearest(platform, rec["advised threads"], rec["advised B"])
         rivals = part[part["error_rate"] <= nearest["error_rate"]]
         best = rivals.loc[rivals["response_time"].idxmin()]
         rows.append({
             "processors": processors, "pool": pool, x: load, **rec,
-            "a configuration carried it": carried,
-            "processors call": "right" if enough == carried else "wrong",
+            "expected to carry it": expected, "a configuration carried it": carried,
+            "capacity call": "right" if expected == carried else "wrong",
             "nearest measured": nearest["configuration"],
             "its R (s)": nearest["response_time"], "its share refused": nearest["error_rate"],
             "best measured": best["configuration"], "best R (s)": best["response_time"],
