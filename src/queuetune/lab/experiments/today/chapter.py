@@ -22,8 +22,9 @@ from ... import datasets
 from ...regimes import REGIMES, median_interval
 from . import analysis
 
-__all__ = ["FACTORS", "KEEP_UP", "EXPECTED_REFUSED", "measured", "thread_time", "load_column", "invalid", "fit_times", "model_values",
-           "errors", "by_regime", "curves", "advice", "setup"]
+__all__ = ["FACTORS", "KEEP_UP", "EXPECTED_REFUSED", "measured", "thread_time",
+           "load_column", "invalid", "fit_times", "model_values", "errors", "by_regime",
+           "curves", "advice", "setup"]
 
 #: The share of its peak a run must answer to have carried it (and, open, not to be growing).
 KEEP_UP = 0.95
@@ -33,7 +34,7 @@ EXPECTED_REFUSED = 0.01
 
 #: The factors that may make a configuration, in the order its label names them.
 FACTORS = ("processors", "executor", "threads", "queue", "pool")
-_WORDS = {"processors": "{} processor(s)", "executor": "{} threads", "threads": "T = {}",
+_WORDS = {"processors": "p = {}", "executor": "{} threads", "threads": "T = {}",
           "queue": "queue {}", "pool": "pool {}"}
 
 
