@@ -113,7 +113,7 @@ def test_the_advice_is_the_sizing_s_and_is_judged_on_the_measured_runs():
 def test_labels_name_only_the_factors_a_data_set_varies():
     name = "today-virtual-2026-11-27"
     table = chapter.measured(name)
-    assert any(c.startswith("virtual threads") for c in table["configuration"])
+    assert any(c.startswith("virtual") for c in table["configuration"])
     assert not any("queue" in c for c in table["configuration"])
     assert np.allclose(table["response_time"], table["r_mean"] / 1000, equal_nan=True)
     assert set(table["regime"]) <= set(REGIMES)

@@ -34,7 +34,7 @@ EXPECTED_REFUSED = 0.01
 
 #: The factors that may make a configuration, in the order its label names them.
 FACTORS = ("processors", "executor", "threads", "queue", "pool")
-_WORDS = {"processors": "p = {}", "executor": "{} threads", "threads": "T = {}",
+_WORDS = {"processors": "p = {}", "executor": "{}", "threads": "T = {}",
           "queue": "queue {}", "pool": "pool {}"}
 
 
