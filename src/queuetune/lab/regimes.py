@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REGIMES", "KNEE_BAND", "regime_of", "median_interval"]
+__all__ = ["REGIMES", "KNEE_BAND", "regime_of", "bottleneck_demand", "knee_clients",
+           "median_interval"]
 
 #: The three regimes, in order of load.
 REGIMES = ("below the knee", "at the knee", "past the knee")
@@ -32,6 +33,41 @@ def regime_of(load: Any) -> np.ndarray:
         raise ValueError(f"load must hold finite numbers > 0, got {load!r}")
     low, high = KNEE_BAND
     return np.select([values < low, values <= high], REGIMES[:2], REGIMES[2])
+
+
+def bottleneck_demand(*, processors: Any, cpu_time: Any, service_time: Any,
+                      threads: Any = None, connections: Any = None, wait_time: Any = 0.0
+                      ) -> np.ndarray:
+    """The demand D (s) at a server's bottleneck, the largest of the processors'
+    ``cpu_time / processors``, the threads' ``service_time / threads`` and the pool's
+    ``wait_time / connections``; ``threads`` or ``connections`` None (or 0, or NaN) is no
+    such limit (virtual threads, no pool). 1 / D is the server's capacity.
+
+    >>> float(bottleneck_demand(processors=1, cpu_time=0.01, service_time=0.05, threads=2))
+    0.025
+    """
+    p = np.asarray(processors, dtype=float)
+    demand = np.asarray(cpu_time, dtype=float) / p
+    for count, time in ((threads, service_time), (connections, wait_time)):
+        if count is None:
+            continue
+        n = np.asarray(count, dtype=float)
+        limited = np.isfinite(n) & (n > 0)
+        share = np.divide(np.asarray(time, dtype=float), n, out=np.zeros(np.broadcast(
+            n, np.asarray(time, dtype=float)).shape), where=limited)
+        demand = np.maximum(demand, share)
+    return demand
+
+
+def knee_clients(*, service_time: Any, think_time: Any, demand: Any) -> np.ndarray:
+    """The knee K* = (S + Z) / D of a closed loop (Denning and Buzen's N*): the clients where
+    the response time's two asymptotes, S and K D - Z, meet.
+
+    >>> float(knee_clients(service_time=0.05, think_time=0.45, demand=0.01))
+    50.0
+    """
+    return (np.asarray(service_time, dtype=float) + np.asarray(think_time, dtype=float)) / \
+        np.asarray(demand, dtype=float)
 
 
 def median_interval(values: Any, *, groups: Any, rng: np.random.Generator,

@@ -37,7 +37,7 @@ import pandas as pd
 from .. import fit as qfit
 from .. import sizing
 from . import datasets
-from .regimes import REGIMES, regime_of
+from .regimes import REGIMES, bottleneck_demand, knee_clients, regime_of
 
 __all__ = ["observations", "service", "fits", "parameters", "fit_warnings", "ceilings",
            "misses", "predictions", "recommend", "processors_of", "runs_used", "charts",
@@ -216,10 +216,11 @@ def _knees(part: pd.DataFrame, s: pd.Series, p: int) -> np.ndarray:
     else S (one server)."""
     S = float(s["S"])
     if s["s_cpu"] > 0 and part["threads"].notna().all():
-        demand = np.maximum(float(s["s_cpu"]) / p, S / part["threads"].to_numpy(dtype=float))
+        demand = bottleneck_demand(processors=p, cpu_time=float(s["s_cpu"]), service_time=S,
+                                   threads=part["threads"].to_numpy(dtype=float))
     else:
         demand = np.full(len(part), S)
-    return (S + float(s["think_time"])) / demand
+    return knee_clients(service_time=S, think_time=float(s["think_time"]), demand=demand)
 
 
 def _regime(ratio: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ import pandas as pd
 from ....audit import UNTESTED_MARK
 from ....chapters.practical import ceilings
 from ....models import mm1bk, thread_pool
-from ...regimes import REGIMES, median_interval, regime_of
+from ...regimes import REGIMES, bottleneck_demand, knee_clients, median_interval, regime_of
 from . import analysis, models
 
 __all__ = ["REGIMES", "BOOK_DATASET", "accuracy_headline", "accuracy_by_regime_of",
@@ -641,8 +641,10 @@ def knee(services: pd.DataFrame, think_time: float, runs: pd.DataFrame,
     D = s_c and K* = (S + Z) / s_c."""
     S = services.loc[runs["split"], "S"].to_numpy()
     s_cpu = services.loc[runs["split"], "s_cpu"].to_numpy()
-    demand = np.maximum(s_cpu / cores, S / runs["threads"].to_numpy(dtype=float))
-    return pd.Series((S + think_time) / demand, index=runs.index, name="knee")
+    demand = bottleneck_demand(processors=cores, cpu_time=s_cpu, service_time=S,
+                               threads=runs["threads"].to_numpy(dtype=float))
+    return pd.Series(knee_clients(service_time=S, think_time=think_time, demand=demand),
+                     index=runs.index, name="knee")
 
 
 def regimes(clients: pd.Series, knees: pd.Series) -> pd.Series:

@@ -30,7 +30,7 @@ from scipy import stats
 
 from ....models import thread_pool
 from ...datasets import experiment_of, load
-from ...regimes import REGIMES, regime_of
+from ...regimes import REGIMES, bottleneck_demand, knee_clients, regime_of
 
 __all__ = ["BATCHES", "runs_of", "in_window", "summarize", "service_times",
            "capacity", "regimes", "predict", "prediction_errors",
@@ -140,16 +140,23 @@ def capacity(*, processors: int, threads: float, connections: float, s_c: float,
     if processors < 1 or s_c <= 0 or s_w < 0:
         raise ValueError(f"processors must be >= 1, s_c > 0 and s_w >= 0; got {processors}, "
                          f"{s_c}, {s_w}")
-    pool = connections / s_w if connections and s_w > 0 else np.inf
-    return float(min(processors / s_c, threads / (s_c + s_w) if threads else np.inf, pool))
+    return float(1 / _demand(processors, threads, connections, s_c, s_w))
 
 
-def _knee_load(row: pd.Series, cap: float, times: pd.Series) -> float:
-    """Offered load over capacity: the arrival rate, or the clients over the knee's clients
-    K* = capacity x (Z + s_c + s_w)."""
+def _demand(processors, threads, connections, s_c: float, s_w: float) -> float:
+    return float(bottleneck_demand(processors=processors, cpu_time=s_c,
+                                   service_time=s_c + s_w, threads=threads or None,
+                                   connections=connections or None, wait_time=s_w))
+
+
+def _knee_load(row: pd.Series, demand: float, times: pd.Series) -> float:
+    """Offered load over capacity: the arrival rate times the bottleneck's demand, or the
+    clients over the knee K* (:func:`queuetune.lab.regimes.knee_clients`)."""
     if row["arrival_rate"] > 0:
-        return row["arrival_rate"] / cap
-    return row["clients"] / (cap * (row["think_s"] + times["s_c"] + times["s_w"]))
+        return row["arrival_rate"] * demand
+    knee = knee_clients(service_time=times["s_c"] + times["s_w"],
+                        think_time=row["think_s"], demand=demand)
+    return row["clients"] / float(knee)
 
 
 def regimes(dataset: str | Path) -> pd.DataFrame:
@@ -162,10 +169,9 @@ def regimes(dataset: str | Path) -> pd.DataFrame:
     for _, row in table.iterrows():
         t = times.loc[row["processors"]]
         threads = row["threads"] if row["executor"] == "platform" else 0
-        cap = capacity(processors=int(row["processors"]), threads=threads,
-                       connections=row["pool"], s_c=t["s_c"], s_w=t["s_w"])
-        caps.append(cap)
-        loads.append(_knee_load(row, cap, t))
+        demand = _demand(int(row["processors"]), threads, row["pool"], t["s_c"], t["s_w"])
+        caps.append(1 / demand)
+        loads.append(_knee_load(row, demand, t))
     table["capacity"], table["load"] = caps, loads
     table["regime"] = regime_of(table["load"].to_numpy())
     return table
