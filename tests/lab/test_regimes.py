@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -44,3 +45,23 @@ def test_median_interval_holds_the_median_and_resamples_whole_runs():
     assert all(np.isnan(median_interval([1.0], groups=[7], rng=rng)))
     with pytest.raises(ValueError, match="same length"):
         median_interval([1.0, 2.0], groups=[1], rng=rng)
+
+
+def test_errors_by_regime_counts_runs_not_windows_and_keeps_refusals_apart():
+    from queuetune.lab.regimes import errors_by_regime
+
+    frame = pd.DataFrame({
+        "model": "m", "regime": ["at the knee"] * 4 + ["below the knee"] * 2,
+        "run": [1, 1, 2, 2, 3, 4],  # two runs of two windows at the knee
+        "throughput_error": [0.1, 0.3, 0.2, 0.4, 0.0, 0.0],
+        "response_time_error": [-0.1, -0.2, -0.3, -0.4, 0.0, 0.01],
+        "refused_error": [0.0, 0.0, 0.05, 0.05, 0.0, 0.0],
+        "e_model": [0.0, 0.0, 0.1, 0.1, 0.0, 0.0], "error_rate": [0.0, 0.0, 0.05, 0.05, 0, 0]})
+    out = errors_by_regime(frame, by=["model", "regime"], seed=1).set_index(
+        ["quantity", "regime"])
+    assert out.loc[("throughput", "at the knee"), "runs"] == 2
+    assert out.loc[("throughput", "at the knee"), "median error"] == pytest.approx(0.25)
+    assert out.loc[("response time", "at the knee"), "largest error"] == pytest.approx(-0.4)
+    assert out.loc[("share refused (points)", "at the knee"), "runs"] == 1
+    assert ("share refused (points)", "below the knee") not in out.index
+    assert out.index.get_level_values("regime")[0] == "below the knee"  # ordered by load

@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["REGIMES", "KNEE_BAND", "regime_of", "bottleneck_demand", "knee_clients",
-           "median_interval"]
+           "median_interval", "errors_by_regime", "QUANTITIES"]
 
 #: The three regimes, in order of load.
 REGIMES = ("below the knee", "at the knee", "past the knee")
@@ -97,3 +98,40 @@ def median_interval(values: Any, *, groups: Any, rng: np.random.Generator,
         medians[i] = np.median(np.concatenate([members[j] for j in picked]))
     low, high = np.percentile(medians, [2.5, 97.5])
     return float(low), float(high)
+
+
+#: The quantities a model is judged on: name, column of the signed error, and whether only
+#: the rows where the model or the server refused anything count (the share refused).
+QUANTITIES = (("throughput", "throughput_error", False),
+              ("response time", "response_time_error", False),
+              ("share refused (points)", "refused_error", True))
+
+
+def errors_by_regime(errors: pd.DataFrame, *, by: list[str], seed: int,
+                     resamples: int = 2000) -> pd.DataFrame:
+    """Per group of ``by`` (its last key the regime) and quantity (:data:`QUANTITIES`): the
+    runs, the median signed error with its 95 % bootstrap interval (:func:`median_interval`,
+    resampling runs) and the largest in size. ``errors`` holds a row per run or per window of
+    a run, with ``run``, ``e_model``, ``error_rate`` and the error columns. The share refused
+    counts the rows where the model (above 1e-4) or the server refused anything. A group no
+    row reached has no row; the rows are sorted by ``by``'s other keys, quantity and regime."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for keys, part in errors.groupby(by, sort=False):
+        refusing = part[(part["e_model"] > 1e-4) | (part["error_rate"] > 0)]
+        for quantity, column, refusals_only in QUANTITIES:
+            subset = refusing if refusals_only else part
+            if subset.empty:
+                continue
+            values = subset[column].to_numpy(dtype=float)
+            low, high = median_interval(values, groups=subset["run"].to_numpy(), rng=rng,
+                                        resamples=resamples)
+            rows.append({**dict(zip(by, keys, strict=True)), "quantity": quantity,
+                         "runs": subset["run"].nunique(),
+                         "median error": float(np.median(values)), "low": low, "high": high,
+                         "largest error": float(values[np.argmax(np.abs(values))])})
+    out = pd.DataFrame(rows, columns=[*by, "quantity", "runs", "median error", "low", "high",
+                                      "largest error"])
+    out["regime"] = pd.Categorical(out["regime"], REGIMES, ordered=True)
+    return out.sort_values([*by[:-1], "quantity", "regime"], kind="stable"
+                           ).reset_index(drop=True)

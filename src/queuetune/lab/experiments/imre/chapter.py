@@ -20,7 +20,7 @@ import pandas as pd
 from ....audit import UNTESTED_MARK
 from ....chapters.practical import ceilings
 from ....models import mm1bk, thread_pool
-from ...regimes import REGIMES, bottleneck_demand, knee_clients, median_interval, regime_of
+from ...regimes import REGIMES, bottleneck_demand, errors_by_regime, knee_clients, regime_of
 from . import analysis, models
 
 __all__ = ["REGIMES", "BOOK_DATASET", "accuracy_headline", "accuracy_by_regime_of",
@@ -683,28 +683,8 @@ def accuracy_by_regime(table: pd.DataFrame, predicted: pd.DataFrame, services: p
     joined["throughput_error"] = joined["x_model"] / joined["throughput"] - 1
     joined["response_time_error"] = joined["r_model"] / joined["response_time"] - 1
     joined["refused_error"] = joined["e_model"] - joined["error_rate"]
-    rng = np.random.default_rng(seed)
-    rows = []
-    for (split, name, regime), part in joined.groupby(["split", "model", "regime"],
-                                                      sort=False):
-        for quantity, column, subset in (
-                ("throughput", "throughput_error", part),
-                ("response time", "response_time_error", part),
-                ("share refused (points)", "refused_error",
-                 part[(part["e_model"] > 1e-4) | (part["error_rate"] > 0)])):
-            if subset.empty:
-                continue
-            errors = subset[column].to_numpy(dtype=float)
-            low, high = median_interval(errors, groups=subset["run"].to_numpy(), rng=rng,
-                                        resamples=resamples)
-            rows.append({"split": split, "model": name, "regime": regime,
-                         "quantity": quantity, "runs": subset["run"].nunique(),
-                         "median error": float(np.median(errors)), "low": low, "high": high,
-                         "largest error": float(errors[np.argmax(np.abs(errors))])})
-    out = pd.DataFrame(rows)
-    out["regime"] = pd.Categorical(out["regime"], REGIMES, ordered=True)
-    return out.sort_values(["split", "model", "quantity", "regime"], kind="stable"
-                           ).reset_index(drop=True)
+    return errors_by_regime(joined, by=["split", "model", "regime"], seed=seed,
+                            resamples=resamples)
 
 
 def validity_table(table: pd.DataFrame) -> pd.DataFrame:

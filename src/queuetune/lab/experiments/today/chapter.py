@@ -19,7 +19,7 @@ from scipy import optimize
 
 from .... import sizing
 from ... import datasets
-from ...regimes import REGIMES, median_interval
+from ...regimes import errors_by_regime
 from . import analysis
 
 __all__ = ["FACTORS", "KEEP_UP", "EXPECTED_REFUSED", "measured", "thread_time",
@@ -172,28 +172,8 @@ def by_regime(errors_table: pd.DataFrame, *, seed: int = 22, resamples: int = 20
     """Per model, regime and quantity: runs, the median signed error with a 95 % bootstrap
     interval over runs, and the largest in size. The share refused counts the runs where the
     model or the server refused anything. A regime no run reached has no row."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for (model, regime), part in errors_table.groupby(["model", "regime"], sort=False):
-        refusing = part[(part["e_model"] > 1e-4) | (part["error_rate"] > 0)]
-        for quantity, column, subset in (("throughput", "throughput_error", part),
-                                         ("response time", "response_time_error", part),
-                                         ("share refused (points)", "refused_error",
-                                          refusing)):
-            if subset.empty:
-                continue
-            values = subset[column].to_numpy(dtype=float)
-            low, high = median_interval(values, groups=subset["run"].to_numpy(), rng=rng,
-                                        resamples=resamples)
-            rows.append({"model": model, "regime": regime, "quantity": quantity,
-                         "runs": len(subset), "median error": float(np.median(values)),
-                         "low": low, "high": high,
-                         "largest error": float(values[np.argmax(np.abs(values))])})
-    out = pd.DataFrame(rows, columns=["model", "regime", "quantity", "runs", "median error",
-                                      "low", "high", "largest error"])
-    out["regime"] = pd.Categorical(out["regime"], REGIMES, ordered=True)
-    return out.sort_values(["model", "quantity", "regime"], kind="stable"
-                           ).reset_index(drop=True)
+    return errors_by_regime(errors_table, by=["model", "regime"], seed=seed,
+                            resamples=resamples)
 
 
 def _grid(values: pd.Series, closed: bool, points: int) -> np.ndarray:
