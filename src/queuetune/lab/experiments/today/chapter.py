@@ -17,14 +17,18 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from .... import sizing
+from .... import charts, sizing
 from ... import datasets
 from ...regimes import errors_by_regime
 from . import analysis
 
 __all__ = ["FACTORS", "KEEP_UP", "EXPECTED_REFUSED", "measured", "thread_time",
            "load_column", "invalid", "fit_times", "model_values", "errors", "by_regime",
-           "curves", "advice", "setup"]
+           "curves", "advice", "setup", "error_text", "errors_shown", "advice_shown",
+           "model_chart", "PREDICTED", "FITTED"]
+
+#: The names of the model's two sets of service times in the chapter's tables and charts.
+PREDICTED, FITTED = "predicted from one client", "fitted"
 
 #: The share of its peak a run must answer to have carried it (and, open, not to be growing).
 KEEP_UP = 0.95
@@ -293,3 +297,66 @@ def setup(meta: dict) -> pd.DataFrame:
             ("machine", f"{machine['cpu_model']}, {machine['logical_cores']} cores, "
                         f"{machine['os']}")]
     return pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting")
+
+
+def _percent(value: float) -> str:
+    return f"{value:+.0%}" if abs(value) >= 0.1 else f"{value:+.1%}"
+
+
+def error_text(frame: pd.DataFrame, model: str, regime: str, quantity: str) -> str:
+    """One row of :func:`by_regime` in words: ``"-37% [-47%, -20%]"``, in points for the
+    share refused, ``"(one run, no interval)"`` without an interval, ``"not measured"``
+    where no run reached that regime."""
+    row = frame[(frame["model"] == model) & (frame["regime"] == regime)
+                & (frame["quantity"] == quantity)]
+    if row.empty:
+        return "not measured"
+    r = row.iloc[0]
+    share = quantity.startswith("share")
+    if np.isnan(r["low"]):
+        value = f"{r['median error'] * 100:+.1f} points" if share else _percent(
+            r["median error"])
+        return f"{value} (one run, no interval)"
+    if share:
+        return (f"{r['median error'] * 100:+.1f} points [{r['low'] * 100:+.1f}, "
+                f"{r['high'] * 100:+.1f}]")
+    return f"{_percent(r['median error'])} [{_percent(r['low'])}, {_percent(r['high'])}]"
+
+
+def errors_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`by_regime` for reading: errors as signed percentages (points for the share
+    refused), indexed by model, quantity and regime."""
+    out = frame.copy()
+    for column in ("median error", "low", "high", "largest error"):
+        out[column] = ["no interval (one run)" if np.isnan(v) else
+                       f"{v * 100:+.1f} pt" if q.startswith("share") else f"{v:+.1%}"
+                       for v, q in zip(out[column], out["quantity"], strict=True)]
+    return out.set_index(["model", "quantity", "regime"])
+
+
+def advice_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`advice` for reading: the load in words and the columns a reader compares."""
+    load = (frame["clients"].map("{:.0f} clients".format) if "clients" in frame
+            else frame["arrival_rate"].map("{:g}/s".format))
+    pool = frame["pool"].map(lambda c: f", pool {c:.0f}" if c else "")
+    return pd.DataFrame({
+        "load": load + pool, "advised T": frame["advised threads"],
+        "advised B": frame["advised B"], "advised R (s)": frame["advised R (s)"].round(3),
+        "capacity call": frame["capacity call"], "nearest measured": frame["nearest measured"],
+        "its R (s)": frame["its R (s)"].round(3), "best measured": frame["best measured"],
+        "best R (s)": frame["best R (s)"].round(3), "threads held": frame["threads held"]})
+
+
+def model_chart(table: pd.DataFrame, models: dict[str, pd.DataFrame], *, title: str,
+                description: str, x_title: str, panels: list[tuple[str, str, str]],
+                width: int = 150):
+    """The model's curves (:func:`curves`, one line per entry of ``models``) against the
+    valid measured runs, one column of panels per configuration."""
+    x = load_column(table)
+    points = table[table["valid"].astype(bool)]
+    return charts.curve_panels_chart(
+        curves(table, models), x=x, series="model", column="configuration", panels=panels,
+        title=title, description=description, x_title=x_title, series_title="Model",
+        column_title="Configuration", x_format="d" if x == "clients" else ".0f",
+        measured=points[["configuration", x] + [p[0] for p in panels]],
+        measured_name="measured on Tomcat", panel_width=width, panel_height=120)
