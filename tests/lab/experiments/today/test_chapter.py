@@ -117,3 +117,29 @@ def test_labels_name_only_the_factors_a_data_set_varies():
     assert not any("queue" in c for c in table["configuration"])
     assert np.allclose(table["response_time"], table["r_mean"] / 1000, equal_nan=True)
     assert set(table["regime"]) <= set(REGIMES)
+
+
+def test_error_text_gives_the_interval_or_says_why_there_is_none():
+    frame = pd.DataFrame({"model": "m", "regime": ["at the knee", "past the knee"],
+                          "quantity": ["response time", "share refused (points)"],
+                          "median error": [-0.37, 0.085], "low": [-0.47, np.nan],
+                          "high": [-0.2, np.nan]})
+    assert chapter.error_text(frame, "m", "at the knee", "response time") == \
+        "-37% [-47%, -20%]"
+    assert chapter.error_text(frame, "m", "past the knee", "share refused (points)") == \
+        "+8.5 points (one run, no interval)"
+    assert chapter.error_text(frame, "m", "below the knee", "throughput") == "not measured"
+    shown = chapter.errors_shown(frame.assign(**{"largest error": [-0.5, 0.1]}))
+    assert shown["low"].tolist() == ["-47.0%", "no interval (one run)"]
+
+
+def test_the_model_chart_draws_every_configuration_and_only_valid_runs():
+    table = _table([{"clients": k, "threads": t} for k in (10, 50) for t in (2, 5)])
+    table.loc[0, "valid"] = False
+    spec = chapter.model_chart(table, {"a": TIMES}, title="t", description="d",
+                               x_title="Clients", panels=[("throughput", "X", ".1f")]
+                               ).to_dict()
+    text = str(spec)
+    assert "T = 2" in text and "T = 5" in text
+    rows = [row for data in spec["datasets"].values() for row in data]
+    assert sum(row["_kind"] != "curve" for row in rows) == len(table) - 1
