@@ -66,7 +66,8 @@ def remeasured(dataset: str | Path) -> pd.DataFrame:
     """The load runs, labelled, with the paper's three metrics and their standard errors."""
     table = _labelled(models.measured(dataset))
     order = sorted(table["configuration"].unique(),
-                   key=lambda c: tuple(int(w) for w in c.split() if w.strip(",").isdigit()))
+                   key=lambda c: tuple(int(w.strip(",")) for w in c.split()
+                                     if w.strip(",").isdigit()))
     table["configuration"] = pd.Categorical(table["configuration"], order, ordered=True)
     return table.sort_values(["split", "configuration", "clients"], kind="stable").assign(
         configuration=lambda f: f["configuration"].astype(str)).reset_index(drop=True)
