@@ -83,3 +83,14 @@ def test_the_monitor_samples_at_entry_and_exit():
     assert cpu.values["me"] == sorted(cpu.values["me"]) and cpu.values["me"][-1] > 0
     assert len(cpu.cores[0]) == len(cpu.cores[-1]) >= 1
     assert not cpu._thread.is_alive()
+
+
+def test_a_reading_between_the_clock_and_the_values_of_a_sample_is_answered(clock):
+    # the sampling thread appends the time first: a reader in between sees one time more
+    cpu = monitor.CpuMonitor({"server": list})
+    cpu._sample()
+    clock.now = 102.0
+    cpu._sample()
+    cpu.times.append(104.0)  # the next sample's time, its readings not yet appended
+    assert cpu.share("server", 100.0, 102.0) == pytest.approx(0.0)
+    assert cpu.core_share(0, 100.0, 102.0) == pytest.approx(0.0)

@@ -91,7 +91,13 @@ class CpuMonitor:
             self.steal.append(steal)
 
     def _interpolate(self, series: list[float], at: float) -> float:
-        return float(np.interp(at, self.times, series))
+        """``series`` at time ``at``, over the samples both it and the clock hold: the sampling
+        thread appends the time before the readings, so a reader between the two sees one
+        time more than readings (a campaign once stopped on that race)."""
+        with self._lock:
+            n = min(len(self.times), len(series))
+            times = self.times[:n]
+        return float(np.interp(at, times, series[:n]))
 
     def share(self, name: str, start: float, end: float) -> float:
         """Share of one core that group ``name`` used between two wall-clock times."""
