@@ -114,14 +114,15 @@ def test_at_clients_names_the_measured_counts():
 
 
 def _as_format_2(folder: Path) -> Path:
-    """The chapter's data set rewritten as the runner writes format 2: a maxConnections column,
-    three windows per run, the validity columns (run 20 flagged invalid), the new schemas."""
+    """The second format-1 data set rewritten as the runner writes format 2: a maxConnections
+    column, three windows per run, the validity columns (run 20 flagged invalid), the new
+    schemas."""
     import shutil
 
     from queuetune.lab import records
     from queuetune.lab.experiments.imre import TABLES
 
-    shutil.copytree(datasets.dataset_dir(CHAPTER_DATASET), folder)
+    shutil.copytree(datasets.dataset_dir("imre-tomcat-2026-11-24-2"), folder)
     runs = pd.read_csv(folder / "runs.csv", keep_default_na=False, dtype=str)
     runs["max_connections"] = "10000"
     runs["windows"] = ["1" if kind == "one-client" else "3" for kind in runs["kind"]]

@@ -105,7 +105,7 @@ def run_campaign(plan: Campaign, options: Options) -> Path:
     # terminal: each stops the server and the load and keeps the completed runs.
     handled = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {sig: signal.signal(sig, _raise_stopped) for sig in handled}
-    status = "failed"
+    status, error = "failed", None
     try:
         before = getattr(experiment, "before_campaign", None)
         if before is not None:
@@ -115,13 +115,17 @@ def run_campaign(plan: Campaign, options: Options) -> Path:
     except (KeyboardInterrupt, _Stopped):
         status = "interrupted"
         raise KeyboardInterrupt from None
+    except Exception as exc:  # stored with the data set, then raised as it was
+        error = f"{type(exc).__name__}: {exc}"
+        raise
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        extra = {"server_dead_after_run": done.dead_at} if done.dead_at is not None else {}
+        if error is not None:
+            extra["error"] = error
         writer.write_metadata(status=status, runs_completed=done.completed,
-                              invalid_runs=done.invalid, **(
-                                  {"server_dead_after_run": done.dead_at}
-                                  if done.dead_at is not None else {}))
+                              invalid_runs=done.invalid, **extra)
         bar.close()
     return directory
 

@@ -32,7 +32,7 @@ __all__ = ["REGIMES", "BOOK_DATASET", "accuracy_headline", "accuracy_by_regime_o
 
 #: The data set the lab chapter and README read (any Imre data set under data/lab/ works in
 #: its place: every function takes the data set as an argument).
-BOOK_DATASET = "imre-tomcat-2026-11-24-2"
+BOOK_DATASET = "imre-tomcat-2026-11-27"
 
 #: The smallest relative difference between two measured means that counts as a difference.
 MIN_RELATIVE = 0.10
@@ -548,16 +548,16 @@ def repeatability(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     """Per split: how far two campaigns of the same design measured the same runs apart.
 
     ``first`` and ``second`` are :func:`remeasured` tables; a run of one is the same run of the
-    other when split, pool, queue and client count agree. Returned per split: how many runs
-    both hold, and the median and the largest relative difference |second / first - 1| of the
-    throughput and of the response time over them."""
-    keys = ["split", "threads", "queue", "clients"]
+    other when split, pool, queue, maxConnections and client count agree. Returned per split:
+    how many runs both hold, and the median and the largest relative difference
+    |second / first - 1| of the throughput and of the response time over them."""
+    keys = ["split", "threads", "queue", "max_connections", "clients"]
     metrics = ["throughput", "response_time"]
     joined = first[keys + metrics].merge(second[keys + metrics], on=keys,
                                          suffixes=("_first", "_second"), validate="one_to_one")
     if joined.empty:
-        raise ValueError("first and second hold no run in common (same split, threads, queue "
-                         "and clients)")
+        raise ValueError("first and second hold no run in common (same split, threads, queue, "
+                         "max_connections and clients)")
     for metric in metrics:
         joined[metric] = (joined[f"{metric}_second"] / joined[f"{metric}_first"] - 1).abs()
     return _median_and_largest(joined.groupby("split", sort=False), "runs in both", "difference")
