@@ -70,3 +70,20 @@ def test_a_data_set_of_another_experiment_is_refused():
         pytest.skip("no stored Imre data set")
     with pytest.raises(ValueError, match="dataset must be a data set of the experiment"):
         analysis.runs_of(imre[0])
+
+
+def test_on_virtual_threads_the_processor_time_is_the_jvm_s_per_answer():
+    # the JVM reports no processor time for a virtual thread: the one-client run's s_c is
+    # the utilization law, the JVM's processor time over the answers of the window
+    name = "today-virtual-pools-2026-11-27"
+    times = analysis.service_times(name).iloc[0]
+    assert "virtual threads" in times["source"]
+    runs = datasets.load("runs", name)
+    one = runs[runs["kind"] == "one-client"].iloc[0]
+    requests = datasets.load("requests", name)
+    inside = requests[(requests["run"] == one["run"]) & (requests["outcome"] == "ok")
+                      & (requests["start_s"] >= one["window_start_s"])
+                      & (requests["start_s"] < one["window_end_s"])]
+    per_second = len(inside) / (one["window_end_s"] - one["window_start_s"])
+    assert times["s_c"] == pytest.approx(one["server_cpu"] / per_second)
+    assert times["s_w"] == pytest.approx(inside["latency_ms"].mean() / 1000 - times["s_c"])

@@ -113,7 +113,9 @@ def summarize(dataset: str | Path) -> pd.DataFrame:
 
 def service_times(dataset: str | Path) -> pd.DataFrame:
     """Per processors level: ``s_c`` and ``s_w`` (seconds) measured by its one-client run
-    (s_c: the median processor time the server reported; s_w: the mean response time less
+    (s_c: the median processor time the server reported for the request's thread, or, on
+    virtual threads, whose processor time the JVM does not report, the JVM's processor time
+    per answer over the run's window, the utilization law; s_w: the mean response time less
     s_c), or the times the campaign asked for when there is no such run (``source`` says)."""
     runs = runs_of(dataset)
     window = in_window(load("requests", dataset), runs)
@@ -122,10 +124,17 @@ def service_times(dataset: str | Path) -> pd.DataFrame:
         one = group[group["kind"] == "one-client"]
         asked = group.iloc[0]
         if len(one):
-            ok = window[(window["run"] == one["run"].iloc[0]) & (window["outcome"] == "ok")]
-            s_c = ok["server_cpu_us"].median() / 1e6
-            s_w = ok["latency_ms"].mean() / 1000 - s_c
-            rows.append((processors, s_c, s_w, "one-client run"))
+            run = one.iloc[0]
+            ok = window[(window["run"] == run["run"]) & (window["outcome"] == "ok")]
+            source = "one-client run"
+            if ok["server_cpu_us"].notna().any():
+                s_c = float(ok["server_cpu_us"].median()) / 1e6
+            else:
+                answers = len(ok) / (run["window_end_s"] - run["window_start_s"])
+                s_c = float(run["server_cpu"]) / answers
+                source = "one-client run (JVM processor time per answer: virtual threads)"
+            s_w = float(ok["latency_ms"].mean()) / 1000 - s_c
+            rows.append((processors, s_c, s_w, source))
         else:
             rows.append((processors, asked["cpu_ms"] / 1000, asked["wait_ms"] / 1000,
                          "asked for (no one-client run)"))
