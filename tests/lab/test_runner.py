@@ -170,3 +170,27 @@ def test_an_experiment_missing_part_of_the_interface_is_named(tmp_path, monkeypa
             experiments.get("broken")
     finally:
         sys.modules.pop("queuetune.lab.experiments.broken", None)
+
+
+def test_an_error_of_the_experiment_is_stored_with_the_runs_before_it(tmp_path, echo):
+    """The runner keeps the runs done before an unexpected error, stores the error's type and
+    message in the data set's metadata with the status ``failed``, and raises it as it was."""
+    file = tmp_path / "echo.toml"
+    file.write_text(CAMPAIGN)
+    plan = campaign.load(file)
+    measure = plan.experiment.measure
+
+    def breaks_at_the_fourth(session, server, run, monitor):
+        if run["size"] * run["count"] == 6:
+            raise RuntimeError("the monitor's clock went backwards")
+        return measure(session, server, run, monitor)
+
+    plan.experiment.measure = breaks_at_the_fourth
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match="clock went backwards"):
+        runner.run_campaign(plan, runner.Options(out_root=out, progress=False))
+    (folder,) = out.iterdir()
+    meta = datasets.metadata(folder)
+    assert meta["status"] == "failed" and meta["runs_completed"] == 3
+    assert meta["error"] == "RuntimeError: the monitor's clock went backwards"
+    assert datasets.load("runs", folder)["product"].tolist() == [1, 3, 2]
