@@ -37,7 +37,7 @@ import pandas as pd
 from .. import fit as qfit
 from .. import sizing
 from . import datasets
-from .regimes import REGIMES, bottleneck_demand, knee_clients, regime_of
+from .regimes import REGIMES, bottleneck_demand, knee_clients, median_interval, regime_of
 
 __all__ = ["observations", "service", "fits", "parameters", "fit_warnings", "ceilings",
            "misses", "predictions", "recommend", "processors_of", "runs_used", "charts",
@@ -227,16 +227,6 @@ def _regime(ratio: np.ndarray) -> np.ndarray:
     return regime_of(ratio)
 
 
-def _interval(values: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
-    """95 % percentile bootstrap interval of the median (the runs resampled); none (nan)
-    from fewer than two runs."""
-    if len(values) < 2:
-        return math.nan, math.nan
-    picks = rng.integers(0, len(values), (RESAMPLES, len(values)))
-    low, high = np.percentile(np.median(values[picks], axis=1), [2.5, 97.5])
-    return float(low), float(high)
-
-
 def predictions(dataset: str | Path, fitted=None, *, include_invalid: bool = False
                 ) -> pd.DataFrame:
     """Each load run beside each fitted model's values, its regime and relative errors."""
@@ -274,7 +264,8 @@ def misses(dataset: str | Path, fitted=None, *, include_invalid: bool = False
                                                       sort=False):
         for quantity in ("throughput", "response_time"):
             errors = part[f"{quantity}_error"].to_numpy(dtype=float)
-            low, high = _interval(errors, rng)
+            low, high = median_interval(errors, groups=np.arange(len(errors)), rng=rng,
+                                        resamples=RESAMPLES)
             rows.append({"group": group, "model": model, "regime": regime,
                          "quantity": quantity.replace("_", " "), "runs": len(errors),
                          "median error": float(np.median(errors)), "low": low, "high": high,
