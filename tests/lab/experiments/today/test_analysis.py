@@ -87,3 +87,22 @@ def test_on_virtual_threads_the_processor_time_is_the_jvm_s_per_answer():
     per_second = len(inside) / (one["window_end_s"] - one["window_start_s"])
     assert times["s_c"] == pytest.approx(one["server_cpu"] / per_second)
     assert times["s_w"] == pytest.approx(inside["latency_ms"].mean() / 1000 - times["s_c"])
+
+
+@pytest.mark.parametrize("name", ["today-virtual-2026-11-27", "today-virtual-pools-2026-11-27"])
+def test_the_virtual_thread_bound_refuses_nothing_in_the_compared_runs(name):
+    # the model holds at most VIRTUAL_CAPACITY requests on virtual threads (Tomcat: up to
+    # maxConnections); in every virtual-thread run the chapter compares, the model's share
+    # refused at that bound is 0, so the bound changes none of the compared numbers
+    from queuetune.lab.experiments.today import chapter
+
+    table = chapter.measured(name)
+    compared = chapter._compared(table)
+    virtual = compared[compared["executor"] == "virtual"]
+    assert len(virtual) > 0
+    times = analysis.service_times(name).set_index("processors")
+    refused = chapter.model_values(virtual, times)["e_model"]
+    assert (refused == 0).all(), refused
+    # and the bound is below Tomcat's: the campaign let maxConnections connections in
+    server = datasets.metadata(name)["settings"]["server"]
+    assert analysis.VIRTUAL_CAPACITY <= server["max_connections"]
