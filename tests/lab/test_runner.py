@@ -146,6 +146,7 @@ def test_the_runner_runs_an_experiment_it_has_never_seen(tmp_path, echo):
     meta = datasets.metadata(folder)
     assert (meta["experiment"], meta["format_version"]) == ("echo", 2)
     assert meta["status"] == "complete-with-invalid-runs" and meta["invalid_runs"] == [4]
+    assert meta["runner_started"] <= meta["runner_finished"]
     assert "Nothing was measured." in (folder / "README.md").read_text()
 
 

@@ -124,8 +124,10 @@ def run_campaign(plan: Campaign, options: Options) -> Path:
         extra = {"server_dead_after_run": done.dead_at} if done.dead_at is not None else {}
         if error is not None:
             extra["error"] = error
+        # the campaign's wall time is runner_finished - runner_started (seconds since the epoch)
         writer.write_metadata(status=status, runs_completed=done.completed,
-                              invalid_runs=done.invalid, **extra)
+                              invalid_runs=done.invalid, runner_finished=round(time.time(), 2),
+                              **extra)
         bar.close()
     return directory
 
