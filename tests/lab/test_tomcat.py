@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import socket
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,28 @@ def test_a_base_marked_in_another_format_is_refused_naming_its_mark(tmp_path, te
     with pytest.raises(ValueError, match=f"^{base / tomcat.BASE_MARK} must hold the PID"):
         tomcat.remove_stale_bases(tmp_path)
     assert base.exists()
+
+
+@pytest.mark.lab
+def test_the_pool_s_threads_all_start_with_the_server_and_tomcat_warns_of_nothing():
+    """server.xml sets nothing Tomcat does not know (it logs a warning for an unknown
+    attribute), and every one of the executor's maxThreads threads exists before the first
+    request: the measured pool is the configured one from the start."""
+    import psutil
+
+    from queuetune.lab.experiments.imre import experiment
+
+    secret = experiment.new_secret()
+    settings = tomcat.ServerSettings(threads=7, queue=3, port=tomcat.free_port(),
+                                     heap_mb=64, cores=())
+    with tomcat.Tomcat(settings, pages={"work.jsp": experiment.page(secret)},
+                       ready_headers={experiment.SECRET_HEADER: secret}) as server:
+        jvm = [p for p in (psutil.Process(server.pid), *psutil.Process(server.pid).children(
+            recursive=True)) if p.name() == "java"]
+        assert len(jvm) == 1, jvm
+        # a Linux thread name keeps 15 characters: "queuetune-exec-" for every pool thread
+        tasks = Path(f"/proc/{jvm[0].pid}/task")
+        names = [(tasks / str(t.id) / "comm").read_text().strip() for t in jvm[0].threads()]
+        log = (server.base / "logs" / "catalina.out").read_text(errors="replace")
+    assert names.count("queuetune-exec-") == 7, sorted(set(names))
+    assert "failed to set property" not in log and "WARNING" not in log, log

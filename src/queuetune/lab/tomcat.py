@@ -90,12 +90,14 @@ def _pool(s: ServerSettings) -> tuple[str, str]:
     """The Executor element (or none) and the Connector's pool attributes."""
     if s.limit == "connector":
         return "", f'maxThreads="{s.threads}" minSpareThreads="{s.threads}"'
+    # No prestartminSpareThreads: Tomcat 10.1 no longer has it (apache/tomcat#510) and logs a
+    # warning for it; its executor starts all minSpareThreads threads when it is made.
     executor = f"""<!-- The thread pool (maxThreads, all started at once) and the connection
          queue in front of it (maxQueueSize requests waiting for a thread; one more is
          refused). -->
     <Executor name="pool" namePrefix="queuetune-exec-"
               maxThreads="{s.threads}" minSpareThreads="{s.threads}"
-              prestartminSpareThreads="true" maxQueueSize="{s.queue}" />"""
+              maxQueueSize="{s.queue}" />"""
     return executor, 'executor="pool"'
 
 
