@@ -32,7 +32,7 @@ __all__ = ["REGIMES", "BOOK_DATASET", "accuracy_headline", "accuracy_by_regime_o
 
 #: The data set the lab chapter and README read (any Imre data set under data/lab/ works in
 #: its place: every function takes the data set as an argument).
-BOOK_DATASET = "imre-tomcat-2026-11-27"
+BOOK_DATASET = "imre-tomcat-2026-11-27-2"
 
 #: The smallest relative difference between two measured means that counts as a difference.
 MIN_RELATIVE = 0.10
