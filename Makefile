@@ -68,7 +68,7 @@ unit: setup
 	$(PY) -m pytest -q -m "not browser" --ignore=tests/site
 
 notebooks-check: setup
-	$(PY) -m pytest -q tests/test_notebooks_stored.py
+	$(PY) -m pytest -q tests/book/test_notebooks_stored.py
 
 # Strict nbval over every notebook, run where a reader runs a downloaded one: the wheel built
 # from this tree, installed in a fresh virtual environment outside the repository.
