@@ -261,3 +261,14 @@ def test_repeatability_compares_only_the_runs_both_campaigns_hold():
     assert found["response time, largest difference"] == pytest.approx(0.2)
     with pytest.raises(ValueError, match="no run in common"):
         chapter.repeatability(first, second.assign(clients=second["clients"] + 1))
+
+
+def test_a_level_taken_below_80_clients_says_so_in_the_evidence():
+    # a configuration measured only up to 30 clients (a campaign that stopped early): its level
+    # is taken at its largest client count, and the evidence names that count
+    table = _table(lambda t, q, k: 0.1 * k)
+    short = (table["threads"] == 100) & (table["queue"] == 200) & (table["clients"] > 30)
+    found = chapter.claims(table[~short], _predicted(table[~short])).set_index("id")
+    evidence = found.loc["IM-C4", "evidence"]
+    assert "100 threads, queue 200: 50.0/s (measured up to 30 clients only)" in evidence
+    assert evidence.count("measured up to") == 1

@@ -347,14 +347,18 @@ def _c3(table: pd.DataFrame) -> tuple:
 def _c4(table: pd.DataFrame) -> tuple:
     """The level: each configuration's mean throughput at its largest client counts (from 80
     clients, or its largest one); the same when within :data:`MIN_RELATIVE` of the mean."""
-    levels = {}
+    levels, short = {}, {}
     for name, part in table.groupby("configuration"):
-        top = part[part["clients"] >= min(80, part["clients"].max())]
+        largest = part["clients"].max()
+        top = part[part["clients"] >= min(80, largest)]
         levels[name] = top["throughput"].mean()
+        if largest < 80:
+            short[name] = f" (measured up to {largest} clients only)"
     top = pd.Series(levels)
     near = (top / top.mean() - 1).abs() <= MIN_RELATIVE
     evidence = ("mean throughput at 80 clients or more: " + "; ".join(
-        f"{c}: {x:.1f}/s" for c, x in top.items()) + f" (their mean {top.mean():.1f}/s)")
+        f"{c}: {x:.1f}/s{short.get(c, '')}" for c, x in top.items())
+        + f" (their mean {top.mean():.1f}/s)")
     return _verdict([bool(v) for v in near]), evidence
 
 
