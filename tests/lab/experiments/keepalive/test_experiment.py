@@ -127,8 +127,12 @@ def test_time_wait_is_left_on_the_server_which_closes_first(measured):
     # Tomcat closes at the limit (server side); each client closes its last, unfinished
     # connection itself; a race may let a client's FIN go first now and then.
     # (On one host a new connection may take a server socket's TIME_WAIT over when its client
-    # port comes round again: the count is at most the connections, not always all of them.)
+    # port comes round again: the count is at most the connections, not always all of them.
+    # When both sides send their FIN at once, a simultaneous close, both sides keep the
+    # connection in TIME_WAIT: a CI run saw 3 on the server and 4 on the clients for 6
+    # connections, so each side, not their sum, is bounded by the connections.)
     unfinished = clients * (plan.settings.requests_per_client % limit > 0)
-    assert plain["time_wait_server"] + plain["time_wait_client"] <= plain["connections_opened"]
+    assert plain["time_wait_server"] <= plain["connections_opened"]
+    assert plain["time_wait_client"] <= plain["connections_opened"]
     assert plain["time_wait_server"] >= (plain["connections_opened"] - unfinished) / 2
     assert plain["time_wait_before_server"] == plain["time_wait_before_client"] == 0
