@@ -1,7 +1,8 @@
-"""The configurations of the single-processor server without a pool whose numbers are pinned to
-the last bit to those of the code before processors, pools and open workloads were added
-(commit 18f0b49): ``tests/models/data/thread_pool_18f0b49.csv`` holds that code's outputs as
-``float.hex``, written by :func:`rows` with the old ``thread_pool(K, B, T, cpu, wait, Z, ...)``.
+"""The configurations of the single-processor server without a pool whose numbers are held, to
+within the rounding error the algorithms guarantee, to those of the code before processors,
+pools and open workloads were added (commit 18f0b49): ``tests/models/data/thread_pool_18f0b49.csv``
+holds that code's outputs as ``float.hex`` (every bit of them), written by :func:`rows` with the
+old ``thread_pool(K, B, T, cpu, wait, Z, ...)``.
 """
 
 from __future__ import annotations
