@@ -95,3 +95,22 @@ def test_chapter_text_over_its_domain(value, digits):
         assert (written is not None) == (number and count), (value, digits)
         if written is not None:
             assert isinstance(written, str) and len(written) < 400
+
+
+@pytest.mark.parametrize(("value", "written"), [
+    (0.0, "below 1e-12"), (-9.99e-16, "below 1e-12"), (2.22e-15, "below 1e-12"),
+    (9.99e-13, "below 1e-12"), (1e-12, "1.0e-12"), (-3.1e-4, "-3.1e-04"), (math.inf, "inf"),
+])
+def test_difference_text_says_below_the_rounding_level(value, written):
+    """A difference at rounding level prints the same on every processor (9.99e-16 here,
+    2.22e-15 there: both 'below 1e-12'); one above it prints its digits."""
+    assert text.difference_text(value) == written
+
+
+def test_difference_text_takes_a_format_and_a_level():
+    assert text.difference_text(0.0123, "{:.2%}") == "1.23%"
+    assert text.difference_text(5e-7, level=1e-6) == "below 1e-06"
+    with pytest.raises(ValueError, match="level must be a number > 0"):
+        text.difference_text(1.0, level=0)
+    with pytest.raises(ValueError, match="fmt must be a format string"):
+        text.difference_text(1.0, "%g")

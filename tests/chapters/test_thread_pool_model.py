@@ -18,6 +18,7 @@ from property_domain import (
 
 from queuetune import data, mm1bk, stated, thread_pool
 from queuetune._validation import MAX_INTEGER
+from queuetune.chapters import text
 from queuetune.chapters import thread_pool_model as tpm
 from queuetune.chapters.thread_pool_model import sweep
 
@@ -150,3 +151,20 @@ def test_thread_pool_sweep_over_its_domain(clients, queues, pools, cpu, wait, th
         return
     for column in ("throughput", "response_time", "refused", "busy_threads", "utilization"):
         assert np.all(np.isfinite(frame[column])), column
+
+
+def test_relative_difference_draws_rounding_as_zero():
+    """fes / exact - 1 for a chart: differences at rounding level (whose bits change with the
+    processor) are 0, larger ones kept exactly."""
+    exact = np.array([1.0, 2.0, 3.0, 4.0])
+    approx = exact * np.array([1 + 4e-16, 1 - 9e-13, 1 + 2e-12, 1.05])
+    out = tpm.relative_difference(approx, exact)
+    assert out[0] == 0.0 and out[1] == 0.0
+    np.testing.assert_allclose(out[2:], approx[2:] / exact[2:] - 1, rtol=0, atol=0)
+
+
+def test_fes_gap_of_an_exact_case_prints_as_rounding():
+    """With s_w = 0 the flow-equivalent server is exact: its gap prints 'below 1e-12'."""
+    gaps = tpm.fes_gap(np.arange(1, 30), 1.0, capacity=20, threads=5, cpu_time=0.05,
+                       wait_time=0.0)
+    assert {text.difference_text(v) for v in gaps.values()} == {"below 1e-12"}

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -94,6 +96,35 @@ def test_output_ids_come_from_the_chart(monkeypatch, frame):
     assert charts.StableHTMLRenderer().div_id(other) != first
     html = build(frame)._repr_mimebundle_()["text/html"]
     assert len(set(re.findall(r"altair-viz-[0-9a-f]{32}", html))) == 1
+
+
+def test_a_chart_whose_numbers_differ_in_the_last_bits_is_stored_the_same(monkeypatch, frame):
+    """Another processor computes the chart's numbers a few ulps apart: the stored page, its
+    dataset's name and the output id are the same; a change the stored digits show changes
+    them."""
+    monkeypatch.delenv("QUEUETUNE_LIVE", raising=False)
+    charts.enable()
+    numeric = frame.select_dtypes("float").columns
+    assert len(numeric) > 0
+
+    def stored(data):
+        spec = build(data).to_dict()
+        renderer = charts.StableHTMLRenderer()
+        return renderer.div_id(spec), json.dumps(charts.compact_spec(spec), sort_keys=True)
+
+    here = stored(frame)
+    nudged = frame.copy()
+    nudged[numeric] = np.nextafter(np.nextafter(frame[numeric].to_numpy(), np.inf), np.inf)
+    assert not nudged[numeric].equals(frame[numeric])
+    assert stored(nudged) == here
+    assert build(nudged).to_dict()["datasets"].keys() != build(frame).to_dict()["datasets"].keys()
+    shown = frame.copy()
+    shown[numeric[0]] = frame[numeric[0]] * (1 + 1e-4)
+    moved = stored(shown)
+    assert moved[0] != here[0] and moved[1] != here[1]
+    renamed = json.loads(here[1])
+    assert all(re.fullmatch(r"data-[0-9a-f]{32}", name) for name in renamed["datasets"])
+    assert renamed["data"]["name"] in renamed["datasets"]
 
 
 def test_stored_charts_carry_six_significant_digits(monkeypatch):

@@ -28,9 +28,11 @@ from ..models.thread_pool_server import (
     estimated_seconds,
 )
 from ..tables import value_at
+from .text import ROUNDING_LEVEL
 
-__all__ = ["stated_source", "fes_gap", "benchmark_section", "validation_setting",
-           "validation_coverage", "fes_distance", "sweep", "at", "error_spread",
+__all__ = ["stated_source", "fes_gap", "relative_difference", "benchmark_section",
+           "validation_setting", "validation_coverage", "fes_distance", "sweep", "at",
+           "error_spread",
            "approximation_headline", "sizing_headline"]
 
 #: The quantities :func:`fes_gap` compares.
@@ -50,6 +52,14 @@ def fes_gap(clients: Sequence[int], think_time: float, **settings: Any) -> dict[
     fes = thread_pool(clients=clients, think_time=think_time, method="fes", **settings)
     return {name: float(np.max(np.abs(getattr(fes, name) / getattr(exact, name) - 1)))
             for name in GAP_QUANTITIES}
+
+
+def relative_difference(approx: Any, exact: Any) -> np.ndarray:
+    """``approx / exact - 1``, elementwise, as a chart draws it: 0 where its magnitude is below
+    :data:`.text.ROUNDING_LEVEL` (rounding, whose last bits change with the processor; the
+    chart would only carry them into its stored data)."""
+    out = np.asarray(approx, dtype=np.float64) / np.asarray(exact, dtype=np.float64) - 1
+    return np.where(np.abs(out) < ROUNDING_LEVEL, 0.0, out)
 
 
 def benchmark_section(bench: pd.DataFrame, name: str) -> pd.DataFrame:

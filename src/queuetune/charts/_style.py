@@ -108,16 +108,41 @@ def _used_fields(records: Any, rest: str) -> Any:
             for row in records]
 
 
+def _dataset_name(records: Any) -> str:
+    """``data-`` and 32 hex digits of the SHA-256 of ``records`` (as stored, rounded): the same
+    name wherever the rounded data are the same, whatever the last bits of the floats before
+    rounding (Altair names a dataset by a hash of its unrounded values)."""
+    text = json.dumps(records, sort_keys=True, separators=(",", ":"))
+    return "data-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _renamed(item: Any, names: dict[str, str]) -> Any:
+    """``item`` with every string that is a key of ``names`` (a dataset's name) replaced."""
+    if isinstance(item, str):
+        return names.get(item, item)
+    if isinstance(item, list):
+        return [_renamed(part, names) for part in item]
+    if isinstance(item, dict):
+        return {key: _renamed(part, names) for key, part in item.items()}
+    return item
+
+
 def compact_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """``spec`` as the stored page carries it: the numbers of its data (``datasets`` and inline
     ``values``) rounded by ``stored_number``, and the columns of its datasets that nothing in
     the specification uses left out. Encodings, scales, titles and every drawn value are kept.
+    Each dataset is named from its stored (rounded) records, so that the page, and the chart's
+    id made from it, do not change with the last bits of the numbers (another processor or
+    library build).
     """
     out = dict(spec)
     if "datasets" in out:
         rest = json.dumps({k: v for k, v in out.items() if k != "datasets"}, sort_keys=True)
-        out["datasets"] = {name: _compact(_used_fields(records, rest))
-                           for name, records in out["datasets"].items()}
+        stored = {name: _compact(_used_fields(records, rest))
+                  for name, records in out["datasets"].items()}
+        names = {name: _dataset_name(records) for name, records in stored.items()}
+        out = _renamed({k: v for k, v in out.items() if k != "datasets"}, names)
+        out["datasets"] = {names[name]: records for name, records in stored.items()}
     for key, item in out.items():
         if key == "data" and isinstance(item, dict) and "values" in item:
             out[key] = {**item, "values": _compact(item["values"])}
@@ -133,9 +158,11 @@ class StableHTMLRenderer(HTMLRenderer):
 
     Altair names each chart's ``<div>`` ``altair-viz-<uuid4>``, a new random id at every
     display, so re-running an unchanged notebook would change its stored output. Here the id is
-    ``altair-viz-`` and the first 32 hex digits of the SHA-256 of the chart's specification; the
-    n-th display of the same chart in one session gets ``-n`` appended, so that ids stay unique
-    on a page. The stored specification is ``compact_spec``'s, written without spaces.
+    ``altair-viz-`` and the first 32 hex digits of the SHA-256 of the chart's specification as
+    stored (``compact_spec``'s: its numbers rounded, its datasets named from them), so that the
+    id is the same on every processor; the n-th display of the same chart in one session gets
+    ``-n`` appended, so that ids stay unique on a page. The stored specification is written
+    without spaces.
     """
 
     def __init__(self, **kwargs: Any) -> None:
@@ -144,7 +171,7 @@ class StableHTMLRenderer(HTMLRenderer):
 
     def div_id(self, spec: dict[str, Any]) -> str:
         """The output ``<div>`` id of the next display of ``spec``."""
-        text = json.dumps(spec, sort_keys=True, separators=(",", ":"))
+        text = json.dumps(compact_spec(spec), sort_keys=True, separators=(",", ":"))
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
         self._shown[digest] += 1
         count = self._shown[digest]
