@@ -88,10 +88,12 @@ lint: setup
 
 # Unit, property and data tests, the chapter checks, and every docstring example of src/ (run
 # once, from src/), in two parts: everything but the lab's tests, spread over the cores by
-# pytest-xdist (XDIST, e.g. XDIST="-n 4"; XDIST= runs them in one process), then the lab's tests
-# (marked `lab`) in one process: each starts a real Tomcat pinned to a core and checks that the
-# core is not busy, so they run one at a time with nothing else beside them. A missing peer
-# solver fails its tests here instead of skipping them (QUEUETUNE_PEERS=required).
+# pytest-xdist (XDIST, e.g. XDIST="-n 4"; XDIST= runs them in one process; whole files to a
+# worker, so that a module's fixtures are computed once), then the lab's tests (marked `lab`,
+# all under tests/lab: tests/conftest.py refuses one elsewhere) in one process: each starts a
+# real Tomcat pinned to a core and checks that the core is not busy, so they run one at a time
+# with nothing else beside them. A missing peer solver fails its tests here instead of skipping
+# them (QUEUETUNE_PEERS=required).
 XDIST ?= -n 2 --dist loadfile
 PEERS_REQUIRED := QUEUETUNE_PEERS=required
 unit: unit-parallel unit-lab
@@ -100,7 +102,7 @@ unit-parallel: setup peers octave
 	$(PEERS_REQUIRED) $(PY) -m pytest -q $(XDIST) -m "not browser and not lab" --ignore=tests/site
 
 unit-lab: setup tomcat
-	$(PY) -m pytest -q -m lab tests --ignore=tests/site
+	$(PY) -m pytest -q -m lab tests/lab
 
 notebooks-check: setup
 	$(PY) -m pytest -q tests/book/test_notebooks_stored.py
