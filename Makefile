@@ -12,8 +12,9 @@ NODE_STAMP := node_modules/.installed-stamp
 ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: book test setup assets chromium tomcat lint unit notebooks-check nbval build-book \
-        site-tests kit kit-check execute-notebooks lab measure validate benchmark clean
+.PHONY: book test setup assets peers chromium tomcat octave lint unit unit-parallel unit-lab \
+        wheel-checks notebooks-check nbval build-book site-tests kit kit-check execute-notebooks \
+        lab measure validate benchmark clean
 
 ## Environment ------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml
@@ -33,6 +34,19 @@ $(ASSETS): $(STAMP) scripts/build_assets.py
 
 setup: $(STAMP) $(NODE_STAMP) $(ASSETS)
 
+# The peer solvers the tests compare with (tests/helpers/peers.py). LINE (line-solver, pure
+# Python; its JMT backend, which needs Java, stays out) is pinned in requirements-peers.txt and
+# installed without its declared dependencies: it declares pandas<3 beside the book's pandas 3,
+# and matplotlib, networkx, mcp and websockets for plots and its AI server, none of which its
+# solvers that the tests call import; its peer tests show that they run on this environment.
+PEER_STAMP := $(VENV)/.peers-stamp
+$(PEER_STAMP): requirements-peers.txt $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-peers.txt
+	$(PY) -c "import line_solver"
+	@touch $@
+
+peers: $(PEER_STAMP)
+
 assets: setup
 
 chromium:
@@ -47,6 +61,15 @@ tomcat:
 	  >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	  $(SUDO) apt-get install -y -qq tomcat10 openjdk-17-jre-headless tcpdump >/dev/null; }
 	@/usr/share/tomcat10/bin/version.sh 2>/dev/null | grep "Server version"
+
+# Octave and its queueing package (Debian's octave-queueing), a peer of the models
+# (tests/models/test_octave_peer.py): 72 MB of packages, about 250 MB installed, without the
+# recommended ones (documentation, the GUI).
+octave:
+	@{ command -v octave-cli && test -d /usr/share/octave/packages/queueing-*; } >/dev/null \
+	  2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get \
+	  install -y -qq --no-install-recommends octave-queueing >/dev/null; }
+	@octave-cli --version | head -1
 
 ## The book ---------------------------------------------------------------
 build-book: setup
@@ -63,9 +86,23 @@ book: build-book
 lint: setup
 	$(VENV)/bin/ruff check src tests scripts notebooks book/_ext
 
-# Unit, property and data tests, the chapter checks, and every docstring example of src/.
-unit: setup
-	$(PY) -m pytest -q -m "not browser" --ignore=tests/site
+# Unit, property and data tests, the chapter checks, and every docstring example of src/ (run
+# once, from src/), in two parts: everything but the lab's tests, spread over the cores by
+# pytest-xdist (XDIST, e.g. XDIST="-n 4"; XDIST= runs them in one process; whole files to a
+# worker, so that a module's fixtures are computed once), then the lab's tests (marked `lab`,
+# all under tests/lab: tests/conftest.py refuses one elsewhere) in one process: each starts a
+# real Tomcat pinned to a core and checks that the core is not busy, so they run one at a time
+# with nothing else beside them. A missing peer solver fails its tests here instead of skipping
+# them (QUEUETUNE_PEERS=required).
+XDIST ?= -n 2 --dist loadfile
+PEERS_REQUIRED := QUEUETUNE_PEERS=required
+unit: unit-parallel unit-lab
+
+unit-parallel: setup peers octave
+	$(PEERS_REQUIRED) $(PY) -m pytest -q $(XDIST) -m "not browser and not lab" --ignore=tests/site
+
+unit-lab: setup tomcat
+	$(PY) -m pytest -q -m lab tests/lab
 
 notebooks-check: setup
 	$(PY) -m pytest -q tests/book/test_notebooks_stored.py
@@ -90,7 +127,23 @@ kit: build-book
 kit-check: kit
 	$(PY) scripts/check_kit.py
 
-test: setup chromium tomcat lint unit nbval build-book kit-check site-tests
+# The checks that build the wheel from this tree, one after another (each builds it in the
+# tree's build/ folder): strict nbval from the wheel, the book, the offline kit.
+wheel-checks: setup
+	$(MAKE) --no-print-directory -j1 nbval kit-check
+
+# Everything, as CI runs it, stopping at the first failure. Three phases on 2 cores:
+#  1. the unit tests (xdist, 2 workers) beside the wheel's checks (nbval, book, kit): no
+#     timing-sensitive test runs in this phase; each part's output is printed when it ends;
+#  2. the lab's tests alone (a real Tomcat on core 1, Locust on core 0, busy-core checks);
+#  3. the site's tests alone (Chromium against the built book: waits and timeouts).
+test: setup peers chromium tomcat octave lint
+	$(MAKE) --no-print-directory -j2 --output-sync=target unit-parallel wheel-checks
+	$(MAKE) --no-print-directory unit-lab
+	@# Place of a stage that re-runs tests under NumPy's and the BLAS's other code paths
+	@# (scripts/check_code_paths.sh, issue 32 item 1): after the lab's tests, before the
+	@# browser's, as one more line here.
+	$(MAKE) --no-print-directory site-tests
 	@echo "All checks passed."
 
 ## Maintenance ------------------------------------------------------------

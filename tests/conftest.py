@@ -1,9 +1,10 @@
-"""Fixtures of the claims-audit tests."""
+"""Fixtures of the claims-audit tests, and where the lab's tests live."""
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -30,3 +31,18 @@ def altered(request, tmp_path, monkeypatch) -> Callable[..., None]:
         frame.to_csv(path, index=False)
 
     return edit
+
+
+#: The lab's tests (marked ``lab``: a real Tomcat pinned to a core) live here: ``make test``
+#: runs them alone, after the parallel part, collecting only this folder.
+LAB_TESTS = Path(__file__).parent / "lab"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Refuse a test marked ``lab`` outside ``tests/lab/``: ``make test`` would run it in
+    neither of its parts (the parallel part leaves out ``lab``, the lab part reads only there)."""
+    stray = [item.nodeid for item in items
+             if item.get_closest_marker("lab") and LAB_TESTS not in Path(item.path).parents]
+    if stray:
+        raise pytest.UsageError(f"tests marked lab must live under tests/lab/: {stray}")

@@ -268,8 +268,20 @@ def sizing_for_small():
                                    think_time=SMALL["think_time"])
 
 
-def test_sliders_are_bound_ranges_starting_at_initial(small_grid, sizing_for_small):
-    spec = explorer_chart(small_grid, sizing_for_small).to_dict()
+# The two specs the chart tests read, each built (and validated by Altair) once: the tests
+# only read them.
+@pytest.fixture(scope="module")
+def plain_spec(small_grid):
+    return explorer_chart(small_grid).to_dict()
+
+
+@pytest.fixture(scope="module")
+def answered_spec(small_grid, sizing_for_small):
+    return explorer_chart(small_grid, sizing_for_small).to_dict()
+
+
+def test_sliders_are_bound_ranges_starting_at_initial(answered_spec):
+    spec = answered_spec
     params = {p["name"]: p for p in spec["params"] if "bind" in p}
     assert list(params) == ["capacity", "threads", "cpu_time", "think_time", "load"]
     assert params["threads"]["bind"] == {"input": "range", "min": 2.0, "max": 8.0, "step": 6.0,
@@ -280,8 +292,8 @@ def test_sliders_are_bound_ranges_starting_at_initial(small_grid, sizing_for_sma
     assert spec["title"] == "T" and spec["description"] == "D"
 
 
-def test_packed_records_hold_the_grid(small_grid):
-    spec = explorer_chart(small_grid).to_dict()
+def test_packed_records_hold_the_grid(small_grid, plain_spec):
+    spec = plain_spec
     records = spec["datasets"]["explorer_grid"]
     assert len(records) == len(small_grid) // len(SMALL["clients"])
     first = small_grid.iloc[: len(SMALL["clients"])]
@@ -300,8 +312,8 @@ def test_packed_records_hold_the_grid(small_grid):
     assert json.loads(view["transform"][3]["calculate"].split("[datum")[0]) == SMALL["clients"]
 
 
-def test_panels_keep_a_fixed_y_range_and_tooltips_for_every_panel(small_grid):
-    spec = explorer_chart(small_grid).to_dict()
+def test_panels_keep_a_fixed_y_range_and_tooltips_for_every_panel(small_grid, plain_spec):
+    spec = plain_spec
     views = spec["concat"]
     assert len(views) == len(PANELS)
     for view, (column, y_title, fmt, scale) in zip(views, PANELS, strict=True):
@@ -318,17 +330,18 @@ def test_panels_keep_a_fixed_y_range_and_tooltips_for_every_panel(small_grid):
     assert pool_layers, "the busy-threads panel draws the pool"
 
 
-def test_answers_panel_reads_out_every_answer(small_grid, sizing_for_small):
-    spec = explorer_chart(small_grid, sizing_for_small).to_dict()
+def test_answers_panel_reads_out_every_answer(sizing_for_small, answered_spec):
+    spec = answered_spec
     answers = spec["datasets"]["explorer_answers"]
     assert len(answers) == len(sizing_for_small) // len(SMALL["clients"])
     text = json.dumps(spec["concat"][-2:])
     assert "'Rule'" in text and "'Model'" in text and "load" in text
 
 
-def test_answers_axis_is_fixed_over_every_answer_and_pool(small_grid, sizing_for_small):
+def test_answers_axis_is_fixed_over_every_answer_and_pool(small_grid, sizing_for_small,
+                                                          answered_spec):
     """The answers' y axis does not follow the sliders: a fixed log range over all answers."""
-    spec = explorer_chart(small_grid, sizing_for_small).to_dict()
+    spec = answered_spec
     sizing = spec["concat"][len(PANELS)]
     scales = [layer["encoding"]["y"]["scale"] for layer in sizing["layer"]
               if "scale" in layer.get("encoding", {}).get("y", {})]
@@ -343,10 +356,10 @@ def test_answers_axis_is_fixed_over_every_answer_and_pool(small_grid, sizing_for
         explorer_chart(small_grid, sizing_for_small.assign(rule_threads=0))
 
 
-def test_views_stack_in_one_column_where_the_box_is_narrow(small_grid, sizing_for_small):
+def test_views_stack_in_one_column_where_the_box_is_narrow(answered_spec):
     """Two views to a row; a patch of the compiled spec turns the columns into a signal of the
     box's width, so that on a phone the views stack instead of widening the page."""
-    spec = explorer_chart(small_grid, sizing_for_small).to_dict()
+    spec = answered_spec
     assert spec["columns"] == charts.sliders.EXPLORER_COLUMNS == 2
     assert len(spec["concat"]) == len(PANELS) + 2  # the panels, the answers, the readout
     patch = spec["usermeta"]["embedOptions"]["patch"]
@@ -358,10 +371,10 @@ def test_views_stack_in_one_column_where_the_box_is_narrow(small_grid, sizing_fo
             "value": {"signal": "explorer_columns"}} in patch
 
 
-def test_a_tap_marks_the_point_and_writes_its_value(small_grid):
+def test_a_tap_marks_the_point_and_writes_its_value(plain_spec):
     """Touch screens show no tooltip: a tap (pointerdown) on a panel selects the x under it,
     and the panel writes that point's value above its plot."""
-    spec = explorer_chart(small_grid).to_dict()
+    spec = plain_spec
     text = json.dumps(spec)
     for j in range(len(PANELS)):
         assert f'"name": "tap_{j}"' in text

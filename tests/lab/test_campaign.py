@@ -76,7 +76,15 @@ def test_an_unknown_experiment_and_format_are_refused_by_name(tmp_path):
         campaign.load(write_campaign(tmp_path, settings))
 
 
-_DELETE = object()
+class _Deleted:
+    """The value that takes a key out (its repr is in the tests' ids: the same in every process,
+    as pytest-xdist needs)."""
+
+    def __repr__(self) -> str:
+        return "<deleted>"
+
+
+_DELETE = _Deleted()
 
 
 def _edit(path: tuple, value):

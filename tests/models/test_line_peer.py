@@ -1,5 +1,6 @@
 """LINE (``line-solver`` on PyPI, the Python edition of the LINE solver; not a dependency of
-queuetune: the tests run only where it is installed) as a peer of the general server.
+queuetune: ``make test`` installs it from ``requirements-peers.txt`` and requires it, see
+``tests/helpers/peers.py``) as a peer of the general server.
 
 Without a thread limit and with room for every request, the server is a product-form network:
 a processor-sharing station of p servers and a first-come first-served station of C
@@ -10,10 +11,11 @@ and its flow-equivalent server must give the same answers."""
 from __future__ import annotations
 
 import pytest
+from peers import line_solver
 
 from queuetune import thread_pool
 
-line = pytest.importorskip("line_solver")
+line = line_solver()
 
 CPU, WAIT, P, C = 0.04, 0.2, 4, 16
 

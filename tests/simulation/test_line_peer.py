@@ -1,8 +1,8 @@
-"""LINE (``line-solver`` on PyPI) as a peer of the simulation; runs only where it is installed.
+"""LINE (``line-solver`` on PyPI) as a peer of the simulation.
 
-LINE is not a dependency of queuetune: ``pip install line-solver`` to run these (tested with
-line-solver 3.0.8.0). Two models LINE solves exactly, each compared with the simulation within
-its intervals:
+LINE is not a dependency of queuetune: ``make test`` installs the version pinned in
+``requirements-peers.txt`` and requires it (``tests/helpers/peers.py``). Two models LINE solves
+exactly, each compared with the simulation within its intervals:
 
 * open M/M/4 (a processor-sharing station of 4 servers, LINE's MVA): the server with no thread
   limit, no waiting phase and a capacity no request reaches;
@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import pytest
 from agreement import far_outside
+from peers import line_solver
 
 from queuetune.simulation import simulate_thread_pool
 
-line = pytest.importorskip("line_solver")
+line = line_solver()
 
 RUN = {"horizon": 400.0, "warmup": 40.0, "replications": 10}
 
