@@ -192,3 +192,14 @@ def test_think_time_zero_is_accepted_and_needs_every_request_admitted():
     with pytest.raises(ValueError, match="capacity must be at least clients"):
         fit_thread_pool(clients=concurrency, throughput=throughput, threads=60, capacity=50,
                         fixed={"think_time": 0}, free=("wait_time",), intervals="none")
+
+
+def test_fitted_at_gives_the_model_between_the_measurements():
+    concurrency, throughput = _measured_concurrency(seed=5)
+    fit = fit_thread_pool(clients=concurrency, throughput=throughput, threads=None,
+                          intervals="none")
+    at = fit.fitted_at(clients=concurrency)
+    np.testing.assert_allclose(at["throughput"], fit.fitted["throughput"], rtol=1e-12)
+    # below 1: the server idle part of the time, the throughput in proportion
+    low = fit.fitted_at(clients=[0.25, 1.0])["throughput"].to_numpy()
+    assert low[0] == pytest.approx(0.25 * low[1], rel=1e-12)

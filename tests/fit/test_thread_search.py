@@ -11,7 +11,7 @@ from queuetune import thread_pool
 from queuetune.fit.thread_search import GRID_POINTS, batch_holders, search_profile
 
 
-@pytest.mark.parametrize("processors", [1, 3])
+@pytest.mark.parametrize("processors", [1, 3, 20])
 @pytest.mark.parametrize(("cpu", "wait"), [(0.02, 0.1), (0.0, 0.3), (0.05, 0.0)])
 def test_batch_holders_is_the_thread_pool_model_of_a_batch_population(processors, cpu, wait):
     # K requests, think time 0, all admitted: min(K, T) holders at every instant

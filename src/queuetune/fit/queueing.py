@@ -419,6 +419,7 @@ class ThreadPoolFit(Fit):
     method: str
     capacity_given: np.ndarray
     threads_given: np.ndarray | None
+    _solve_at: Any = None
     processors: int
     connections: int | None
 
@@ -432,6 +433,15 @@ class ThreadPoolFit(Fit):
     def threads(self) -> int | np.ndarray:
         """The fitted thread count (an int), or the thread counts given."""
         return self.estimates.get("threads", self.threads_given)
+
+    def fitted_at(self, *, clients: Any) -> pd.DataFrame:
+        """The fitted model at each ``clients`` as the fit solves it: a measured concurrency
+        may be non-integer (interpolated between the integers on both sides; below 1 for a
+        batch population), at the fitted or the one given thread count and the fit's
+        capacity. Columns ``clients`` and the measured quantities of the fit."""
+        if self._solve_at is None:
+            raise ValueError("fitted_at needs a fit with one thread count (given or fitted)")
+        return self._solve_at(clients)
 
     @property
     def exact_check(self) -> pd.DataFrame | None:
@@ -871,6 +881,8 @@ def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = N
     fit.processors, fit.connections = data.p, data.C
     fit.threads_given = None if data.candidates is not None else T
     fit.warnings = data.notes + fit.warnings
+    if np.all(T == T[0]) and np.all(B == B[0]):
+        fit._solve_at = _solver_at(data, fit.estimates)
     if data.batch:
         fit.details["solver"] = ("batch population (think time 0, every request admitted): "
                                  "solved exactly by one MVA pass")
@@ -879,6 +891,22 @@ def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = N
     if data.method == "fes" and verify and not data.batch:
         _exact_check(fit, data)
     return fit
+
+
+def _solver_at(data: _ThreadPoolData, estimates: Mapping[str, float]):
+    """``clients -> table of the fitted quantities`` at the fit's one thread count and
+    capacity (a batch population's capacity grows with the clients asked for: all are
+    admitted)."""
+
+    def solve_at(clients: Any) -> pd.DataFrame:
+        K = _inputs.concurrency(clients, "clients", positive=data.batch)
+        B = max(int(data.B[0]), int(np.ceil(K.max()))) if data.batch else int(data.B[0])
+        at = replace(data, K=K, T=np.full(K.size, int(data.T[0])), B=np.full(K.size, B))
+        found = _solve_thread_pool(at, dict(estimates), np.arange(K.size), data.method,
+                                   tuple(data.observed))
+        return pd.DataFrame({"clients": K, **found})
+
+    return solve_at
 
 
 def _search_threads(data: _ThreadPoolData, starts, common: _Common):
@@ -901,7 +929,8 @@ def _search_threads(data: _ThreadPoolData, starts, common: _Common):
         if statistic <= stats.chi2.ppf(common.confidence, 1):
             note = (f"cpu_time fixed at 0: these data cannot separate processor time from wait "
                     f"time (a fit with cpu_time = 0 is within the {common.confidence:.0%} "
-                    f"likelihood-ratio bound of the free fit, statistic {statistic:.2g}); "
+                    f"likelihood-ratio bound of the free fit, statistic "
+                    f"{'below 0.01' if statistic < 0.01 else format(statistic, '.2f')}); "
                     "give utilization to separate them")
             data = replace(reduced, notes=data.notes + (note,))
             search, rows = _profile_threads(data, None, common.scale, common.confidence)
@@ -951,10 +980,13 @@ def _with_threads(fit: ThreadPoolFit, data: _ThreadPoolData, search, confidence:
     fit.details["threads_profile"] = pd.DataFrame(
         [{"threads": t, "loglik": ll} for t, ll in search.loglik.items()])
     fit.warnings = fit.warnings + search.notes
-    if high_t > low_t:
+    if high_t > low_t and any(fit.open_sides["threads"]):
+        ends = " and ".join(side for side, is_open in zip(
+            ("below", "above"), fit.open_sides["threads"], strict=True) if is_open)
         fit.warnings = fit.warnings + (
             f"threads is not pinned down: every thread count from {low_t} to {high_t} fits "
-            f"within the {confidence:.0%} likelihood-ratio bound (a near-flat profile)",)
+            f"within the {confidence:.0%} likelihood-ratio bound, and the data do not bound it "
+            f"{ends} (a near-flat profile)",)
 
 
 def _batch_starts(data: _ThreadPoolData, t: Any) -> list[np.ndarray]:
