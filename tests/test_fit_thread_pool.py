@@ -187,11 +187,13 @@ def test_a_plain_call_keeps_the_processor_time_the_data_show():
 def test_think_time_zero_is_accepted_and_needs_every_request_admitted():
     concurrency, throughput = _measured_concurrency(seed=4)
     fit = fit_thread_pool(clients=concurrency, throughput=throughput, threads=60,
-                          fixed={"think_time": 0}, free=("wait_time",), intervals="none")
+                          fixed={"think_time": 0, "cpu_time": 0}, free=("wait_time",),
+                          intervals="none")
     assert fit.wait_time == pytest.approx(0.202, rel=0.02)
     with pytest.raises(ValueError, match="capacity must be at least clients"):
         fit_thread_pool(clients=concurrency, throughput=throughput, threads=60, capacity=50,
-                        fixed={"think_time": 0}, free=("wait_time",), intervals="none")
+                        fixed={"think_time": 0, "cpu_time": 0}, free=("wait_time",),
+                        intervals="none")
 
 
 def test_fitted_at_gives_the_model_between_the_measurements():
