@@ -3,7 +3,8 @@
 * :func:`fit_mm1bk` - service time S and think time Z of the M/M/1/B/K model (and the
   capacity B, profiled over integers, when it is not given);
 * :func:`fit_thread_pool` - CPU time, wait time, think time and overheads of the thread-pool
-  model, over a whole clients x threads grid at once.
+  model, over a whole clients x threads grid at once, or the thread count searched from a
+  monitor's record of mean concurrency and throughput with a plain call.
 
 Both take response times and/or throughputs measured at several client counts (and, optionally,
 CPU utilizations: by the Utilization Law U = X D the model's utilization is its throughput times
@@ -788,35 +789,54 @@ def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = N
 
     Every argument is keyword-only.
 
+    **A plain call on a monitor's record** - ``fit_thread_pool(clients=concurrency,
+    throughput=x, threads=None)``, a measured mean concurrency (requests in the server, not
+    whole) against throughput, no capacity and no ``free`` - fits what such data can tell:
+    think time 0 (the concurrency counts requests in the server; a think time would trade off
+    with the wait time), every request admitted, overheads 0, and the thread count over its
+    whole range 1 to the largest concurrency. Such a batch population is solved exactly and
+    fast (:func:`queuetune.fit.thread_search.batch_holders`), and the thread count is searched,
+    not fitted at every count (:func:`queuetune.fit.thread_search.search_profile`: some 30
+    fits, a few seconds for hundreds of points). When a fit with ``cpu_time = 0`` is within
+    the likelihood-ratio bound of the free one, the data cannot tell processor time from wait
+    time: cpu_time is fixed at 0. Each choice is stated in ``warnings``.
+
     Parameters
     ----------
     clients : sequence of float
         K >= 1 of each measurement: the clients, or a measured mean concurrency, which may be
         non-integer (the model is then interpolated linearly between the integers on both
-        sides of it).
+        sides of it). A measured concurrency of a batch population (think time 0, every
+        request admitted) may be below 1: the server idle part of the time, its throughput in
+        proportion.
     threads : sequence of int, optional
         T >= 1 of each measurement (a grid flattened to equal-length columns with
-        ``clients``). None: one thread count, unknown, profiled over ``thread_range`` like
-        :func:`fit_mm1bk` profiles its capacity (``estimates["threads"]``, its
-        likelihood-ratio interval and ``details["threads_profile"]``).
+        ``clients``). None: one thread count, unknown, searched over ``thread_range``: a
+        coarse grid, a golden-section refinement and the ends of its likelihood-ratio interval
+        by bisection, which assumes one peak and reports a second one the grid sees
+        (``estimates["threads"]``, its interval and ``details["threads_profile"]``, the counts
+        fitted).
     response_time, throughput : sequence of float, optional
         Measured R (s) and X (1/s); at least one is needed.
     utilization : sequence of float, optional
         Measured utilization of the processors as a fraction in (0, 1]. The model's equals its
         throughput times the mean processor time per request (overhead included) over
         ``processors`` (the Utilization Law U = X D / p), so measured U pins the demand.
-    capacity : int or sequence of int
-        B, the most admitted requests (one value or one per measurement); not fitted. One
-        model evaluation may take at most :data:`MAX_EVALUATION_SECONDS` by the model's own
-        cost estimate.
+    capacity : int or sequence of int, optional
+        B, the most admitted requests (one value or one per measurement); not fitted (data
+        without refusals cannot identify it). None (default): every request admitted (B the
+        largest concurrency), and, without ``free``, the plain call above. One model
+        evaluation may take at most :data:`MAX_EVALUATION_SECONDS` by the model's own cost
+        estimate (a batch population is not limited: one MVA pass).
     processors : int
         p >= 1, the server's processors (default 1); not fitted.
     connections : int, optional
         C >= 1, the pool of connections held during the wait (default None: no pool); not
         fitted.
     thread_range : (int, int), optional
-        With ``threads=None``, the thread counts profiled (default 1 to the most admitted
-        requests; at most :data:`MAX_PROFILED_THREADS`).
+        With ``threads=None``, the thread counts searched (default 1 to the most admitted
+        requests; up to :data:`MAX_PROFILED_THREADS`; outside a batch population, the search
+        must stay within :data:`MAX_PROFILE_SECONDS` by the model's cost estimate).
     free : tuple of str, optional
         The parameters to fit, from ``cpu_time``, ``wait_time``, ``think_time``,
         ``thread_overhead``, ``pool_overhead`` (default: every one not in ``fixed``). Times are
@@ -824,7 +844,8 @@ def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = N
         fitted and not fixed is 0.
     fixed : mapping, optional
         Values of parameters not fitted (``wait_time`` may be fixed at 0, for example), in the
-        range :func:`queuetune.thread_pool` accepts.
+        range :func:`queuetune.thread_pool` accepts (``think_time`` 0 needs every request
+        admitted: a capacity of at least the clients, or None).
     initial, bounds : mapping, optional
         Starting values (within the search bounds) and ``name -> (low, high)`` search bounds
         (within the range the model accepts).
