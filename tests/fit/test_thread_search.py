@@ -55,3 +55,12 @@ def test_search_breaks_a_plateau_towards_the_smallest_count():
     found = search_profile(lambda t: -abs(min(t, 50) - 50) / 10.0, 1, 200, confidence=0.95)
     assert found.best == 50
     assert found.high == 200  # every count from 50 up fits equally
+
+
+def test_the_queue_and_delay_recursion_is_the_models_mva():
+    from queuetune import mva
+    from queuetune.models import Station
+
+    x, _ = batch_holders(holders=300, cpu_time=0.0013, wait_time=0.36, processors=1)
+    res = mva(300, [Station.queue(0.0013), Station.delay(0.36)])
+    np.testing.assert_allclose(x[1:], res.throughput, rtol=1e-12)

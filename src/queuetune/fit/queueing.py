@@ -976,6 +976,12 @@ def _profile_threads(data: _ThreadPoolData, starts, scale: str, confidence: floa
         if ends:
             near = min(ends, key=lambda u: (abs(u - t), u))
             own = [ends[near]] + own
+            if data.batch:
+                # the neighbour's end and a fresh start with a small processor share, both
+                # solved: the neighbour's end may start closest and still lead to a local
+                # optimum (a flat throughput, R² < 0, where the threads bound the data)
+                own = own[:1] + own[1 + int(bool(data.initial)):][:1]
+                problem.starts_solved = None
         x, _, _ = _estimate(problem, own)
         ends[t] = x
         values = problem.values(x)
