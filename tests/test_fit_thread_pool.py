@@ -131,3 +131,77 @@ def test_too_few_observations_for_the_free_parameters():
     with pytest.raises(ValueError, match="too few observations: 5 fitted parameters"):
         fit_thread_pool(clients=[5, 10, 20], threads=[2, 2, 2], response_time=[0.1, 0.2, 0.3],
                         capacity=30)
+
+
+# --------------------------------------------------------------------------- a plain call
+
+
+def _measured_concurrency(seed, cpu_time=0.002, wait_time=0.2, threads=60, size=300,
+                          least=10.0):
+    """A day of a server's samples as a monitor gives them: the mean concurrency (not whole)
+    and the throughput of a batch population (think time 0), with 5 % noise."""
+    rng = np.random.default_rng(seed)
+    concurrency = rng.uniform(least, 110.0, size)
+    low = np.floor(concurrency)
+    frac = concurrency - low
+    at = [thread_pool(clients=k.astype(int), capacity=111, threads=threads, cpu_time=cpu_time,
+                      wait_time=wait_time, think_time=0.0, method="exact").throughput
+          for k in (low, low + 1)]
+    x = (1 - frac) * at[0] + frac * at[1]
+    return concurrency, x * np.exp(rng.normal(0.0, 0.05, size))
+
+
+def test_a_plain_call_on_a_measured_concurrency_finds_the_thread_count():
+    concurrency, throughput = _measured_concurrency(seed=1)
+    fit = fit_thread_pool(clients=concurrency, throughput=throughput, threads=None)
+    low, high = fit.intervals["threads"]
+    assert low <= 60 <= high and high - low <= 10
+    assert fit.cpu_time + fit.wait_time == pytest.approx(0.202, rel=0.02)
+    # the whole range 1..110 was open to the search, and it fitted few of the counts
+    profile = fit.details["threads_profile"]
+    assert profile["threads"].min() == 1 and profile["threads"].max() == 110
+    assert len(profile) < 50
+    assert fit.fixed["think_time"] == 0.0 and "batch population" in fit.details["solver"]
+
+
+def test_a_plain_call_says_which_parameters_the_data_cannot_separate():
+    # processor time of 0.1 % of the service time: no processor contention to see
+    concurrency, throughput = _measured_concurrency(seed=2, cpu_time=0.0002)
+    fit = fit_thread_pool(clients=concurrency, throughput=throughput, threads=None)
+    said = " ".join(fit.warnings)
+    assert "think_time fixed at 0" in said and "trade off" in said
+    assert "cpu_time fixed at 0" in said and fit.cpu_time == 0.0
+    assert "cpu_time" not in fit.free
+
+
+def test_a_plain_call_keeps_the_processor_time_the_data_show():
+    # the processor is the bottleneck before the threads: its time is identified
+    concurrency, throughput = _measured_concurrency(seed=3, cpu_time=0.01, wait_time=0.1,
+                                                    threads=40, least=1.0)
+    fit = fit_thread_pool(clients=concurrency, throughput=throughput, threads=None)
+    assert "cpu_time" in fit.free
+    assert not any("cpu_time fixed" in w for w in fit.warnings)
+    assert fit.cpu_time == pytest.approx(0.01, rel=0.1)
+
+
+def test_think_time_zero_is_accepted_and_needs_every_request_admitted():
+    concurrency, throughput = _measured_concurrency(seed=4)
+    fit = fit_thread_pool(clients=concurrency, throughput=throughput, threads=60,
+                          fixed={"think_time": 0, "cpu_time": 0}, free=("wait_time",),
+                          intervals="none")
+    assert fit.wait_time == pytest.approx(0.202, rel=0.02)
+    with pytest.raises(ValueError, match="capacity must be at least clients"):
+        fit_thread_pool(clients=concurrency, throughput=throughput, threads=60, capacity=50,
+                        fixed={"think_time": 0, "cpu_time": 0}, free=("wait_time",),
+                        intervals="none")
+
+
+def test_fitted_at_gives_the_model_between_the_measurements():
+    concurrency, throughput = _measured_concurrency(seed=5)
+    fit = fit_thread_pool(clients=concurrency, throughput=throughput, threads=None,
+                          intervals="none")
+    at = fit.fitted_at(clients=concurrency)
+    np.testing.assert_allclose(at["throughput"], fit.fitted["throughput"], rtol=1e-12)
+    # below 1: the server idle part of the time, the throughput in proportion
+    low = fit.fitted_at(clients=[0.25, 1.0])["throughput"].to_numpy()
+    assert low[0] == pytest.approx(0.25 * low[1], rel=1e-12)

@@ -40,9 +40,9 @@ def test_the_thread_count_is_profiled_like_the_capacity():
 def test_a_thread_range_beyond_the_limit_is_refused_with_the_way_out():
     truth = _pool(CLIENTS, 4)
     with pytest.raises(ValueError, match="MAX_PROFILED_THREADS.*narrower thread_range"):
-        fit_thread_pool(clients=CLIENTS * 100, response_time=truth.response_time,
-                        capacity=10**4, threads=None,
-                        thread_range=(1, MAX_PROFILED_THREADS + 10), intervals="none")
+        fit_thread_pool(clients=CLIENTS * 200, response_time=truth.response_time,
+                        threads=None, thread_range=(1, MAX_PROFILED_THREADS + 10),
+                        intervals="none")
     with pytest.raises(ValueError, match="MAX_PROFILE_SECONDS.*narrower thread_range"):
         fit_thread_pool(clients=CLIENTS * 10, response_time=truth.response_time,
                         capacity=600, threads=None, thread_range=(1, 150), intervals="none")

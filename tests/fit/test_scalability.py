@@ -77,3 +77,15 @@ def test_arguments_are_checked():
         fit_usl(cpus=CPUS, throughput=CPUS * 2.0, throughput_at_one=-1.0)
     with pytest.raises(TypeError):
         fit_usl(CPUS, CPUS * 0.9)  # type: ignore[misc]
+
+
+def test_a_non_integer_concurrency_is_fitted():
+    # a measured mean concurrency, below 1 part of the time
+    n = np.linspace(0.4, 40.3, 30)
+    throughput = 5.0 * usl(cpus=n, sigma=0.03, kappa=0.0005) * np.exp(
+        np.random.default_rng(0).normal(0.0, 0.02, n.size))
+    fit = fit_usl(cpus=n, throughput=throughput)
+    low, high = fit.intervals["sigma"]
+    assert low <= 0.03 <= high
+    assert fit.predict_throughput(cpus=[0.5, 2.5]) == pytest.approx(
+        fit.throughput_at_one * usl(cpus=[0.5, 2.5], sigma=fit.sigma, kappa=fit.kappa))

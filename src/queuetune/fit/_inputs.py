@@ -146,10 +146,13 @@ def counts(values: Any, name: str, size: int | None = None) -> np.ndarray:
     return as_series(values, name, low=1, low_open=False, integer=True).astype(np.int64)
 
 
-def concurrency(values: Any, name: str, size: int | None = None) -> np.ndarray:
-    """A series of numbers >= 1 (clients, or a measured mean concurrency, which may be
-    non-integer) as float64, at most 2**53; a single number is repeated ``size`` times when
-    ``size`` is given."""
+def concurrency(values: Any, name: str, size: int | None = None, *,
+                positive: bool = False) -> np.ndarray:
+    """A series of numbers >= 1 (``positive``: > 0) - clients, or a measured mean concurrency,
+    which may be non-integer - as float64, at most 2**53; a single number is repeated ``size``
+    times when ``size`` is given."""
     if size is not None and np.ndim(values) == 0 and not isinstance(values, str | bytes):
         values = [values] * size
+    if positive:
+        return as_series(values, name, low=0.0, low_open=True, high=float(2**53))
     return as_series(values, name, low=1, low_open=False, high=float(2**53))

@@ -3,7 +3,8 @@
 * :func:`fit_mm1bk` - service time S and think time Z of the M/M/1/B/K model (and the
   capacity B, profiled over integers, when it is not given);
 * :func:`fit_thread_pool` - CPU time, wait time, think time and overheads of the thread-pool
-  model, over a whole clients x threads grid at once.
+  model, over a whole clients x threads grid at once, or the thread count searched from a
+  monitor's record of mean concurrency and throughput with a plain call.
 
 Both take response times and/or throughputs measured at several client counts (and, optionally,
 CPU utilizations: by the Utilization Law U = X D the model's utilization is its throughput times
@@ -33,7 +34,7 @@ from .._validation import (
 from ..models import mm1bk, thread_pool
 from ..models.single_server import TIME_RANGE
 from ..models.thread_pool_server import _check_overhead, estimated_seconds
-from . import _inputs
+from . import _inputs, thread_search
 from ._core import Fit, Parameter, Problem, _estimate, fit_problem, information_criteria
 
 __all__ = ["MM1BKFit", "ThreadPoolFit", "fit_mm1bk", "fit_thread_pool",
@@ -61,11 +62,13 @@ THREAD_POOL_PARAMETERS = (
 MAX_FIT_STATES = 10**5
 #: Largest number of capacities profiled by :func:`fit_mm1bk` (one fit each, 10-50 ms).
 MAX_PROFILED_CAPACITIES = 1000
-#: Largest number of thread counts profiled by :func:`fit_thread_pool` (one fit each).
-MAX_PROFILED_THREADS = 200
-#: Largest estimated time of the thread-count profile of :func:`fit_thread_pool`: per thread
-#: count, 0.3 s of the fit's own work and about 40 model evaluations of at least 1 ms each
-#: (measured, 2 cores).
+#: Largest thread count searched by :func:`fit_thread_pool` with ``threads=None`` (the search
+#: fits some 30 counts whatever the range, :func:`queuetune.fit.thread_search.search_profile`;
+#: the bound is the largest population the MVA of several processors solves).
+MAX_PROFILED_THREADS = 5000
+#: Largest estimated time of the thread-count search of :func:`fit_thread_pool`: per thread
+#: count fitted, 0.3 s of the fit's own work and about 40 model evaluations of at least 1 ms
+#: each (measured, 2 cores).
 MAX_PROFILE_SECONDS = 10.0
 _SECONDS_PER_FIT, _EVALUATIONS_PER_FIT, _LEAST_EVALUATION_SECONDS = 0.3, 40, 1e-3
 #: Largest estimated time of one model evaluation in :func:`fit_thread_pool` (by
@@ -75,7 +78,7 @@ MAX_EVALUATION_SECONDS = 0.05
 _TIMES = TIME_RANGE
 _MM1BK_DOMAIN = {"service_time": (*_TIMES, False), "think_time": (*_TIMES, False)}
 _THREAD_POOL_DOMAIN = {"cpu_time": (*_TIMES, True), "wait_time": (*_TIMES, True),
-                       "think_time": (*_TIMES, False), "thread_overhead": (0.0, math.inf, False),
+                       "think_time": (*_TIMES, True), "thread_overhead": (0.0, math.inf, False),
                        "pool_overhead": (0.0, math.inf, False)}
 
 
@@ -417,6 +420,7 @@ class ThreadPoolFit(Fit):
     method: str
     capacity_given: np.ndarray
     threads_given: np.ndarray | None
+    _solve_at: Any = None
     processors: int
     connections: int | None
 
@@ -430,6 +434,15 @@ class ThreadPoolFit(Fit):
     def threads(self) -> int | np.ndarray:
         """The fitted thread count (an int), or the thread counts given."""
         return self.estimates.get("threads", self.threads_given)
+
+    def fitted_at(self, *, clients: Any) -> pd.DataFrame:
+        """The fitted model at each ``clients`` as the fit solves it: a measured concurrency
+        may be non-integer (interpolated between the integers on both sides; below 1 for a
+        batch population), at the fitted or the one given thread count and the fit's
+        capacity. Columns ``clients`` and the measured quantities of the fit."""
+        if self._solve_at is None:
+            raise ValueError("fitted_at needs a fit with one thread count (given or fitted)")
+        return self._solve_at(clients)
 
     @property
     def exact_check(self) -> pd.DataFrame | None:
@@ -485,13 +498,57 @@ class _ThreadPoolData:
     p: int
     C: int | None
     candidates: np.ndarray | None  # thread counts profiled (None: given)
+    #: A batch population (think time 0, every request admitted, no thread overhead, no pool
+    #: below the threads): solved exactly by :func:`thread_search.batch_holders`.
+    batch: bool = False
+    #: What the fitter chose for the user (parameters fixed because the data cannot separate
+    #: them), as warnings.
+    notes: tuple[str, ...] = ()
+    #: With a plain call on a measured concurrency: cpu_time may be fixed at 0 if the data
+    #: cannot tell it from wait_time (tested after the search).
+    test_cpu: bool = False
+
+
+#: Parameters fitted by a plain call on a measured concurrency (``capacity=None``, no
+#: ``free``): the others are fixed (think time and overheads 0).
+PLAIN_FREE = ("cpu_time", "wait_time")
+_THINK_NOTE = (
+    "think_time fixed at 0: with capacity=None the clients are read as a measured mean "
+    "concurrency (requests in the server), whose think time is 0; such data cannot separate "
+    "a think time from the wait time (they trade off). Give fixed={'think_time': z} and a "
+    "capacity to fit clients that think")
+_OVERHEAD_NOTE = (
+    "thread_overhead and pool_overhead fixed at 0 (a plain call fits cpu_time and wait_time "
+    "only; pass free=... to fit them)")
+
+
+def _plain_call(fixed: Any, free: Any, capacity: Any) -> tuple[Any, Any, tuple[str, ...]]:
+    """The defaults of a plain call on a measured concurrency (``capacity=None`` and no
+    ``free``): think time 0 unless fixed, cpu_time and wait_time fitted, with notes."""
+    if capacity is not None or free is not None:
+        return fixed, free, ()
+    given = dict(fixed or {})
+    notes = []
+    if "think_time" not in given:
+        given["think_time"] = 0.0
+        notes.append(_THINK_NOTE)
+    chosen = tuple(n for n in PLAIN_FREE if n not in given)
+    if not chosen:
+        return given, None, tuple(notes)
+    if not all(n in given for n in ("thread_overhead", "pool_overhead")):
+        notes.append(_OVERHEAD_NOTE)
+    return given, chosen, tuple(notes)
 
 
 def _thread_pool_data(clients, threads, capacity, response_time, throughput, utilization,
                       free, fixed, initial, bounds, method, processors, connections,
                       thread_range) -> _ThreadPoolData:
     method = as_choice(method, "method", ("fes", "exact"))
-    K = _inputs.concurrency(clients, "clients")
+    K = _inputs.concurrency(clients, "clients", positive=True)
+    plain = capacity is None and free is None
+    fixed, free, notes = _plain_call(fixed, free, capacity)
+    if capacity is None:  # every request admitted: no capacity below the largest concurrency
+        capacity = int(np.ceil(K.max()))
     B = _inputs.counts(capacity, "capacity", K.size)
     p = integer(processors, "processors", low=1)
     C = None if connections is None else integer(connections, "connections", low=1)
@@ -517,20 +574,43 @@ def _thread_pool_data(clients, threads, capacity, response_time, throughput, uti
     starts = _inputs.initial_values(initial, parameters)
     _inputs.enough_observations(sum(a.size for a in observed.values()), free,
                                 extra=int(candidates is not None))
+    if fixed_values.get("think_time") == 0 and np.any(B < np.ceil(K)):
+        raise ValueError("capacity must be at least clients with think_time fixed at 0 (a "
+                         "batch population is all admitted): give capacity=None or a larger "
+                         "capacity")
+    batch = (fixed_values.get("think_time") == 0 and "thread_overhead" not in free
+             and fixed_values["thread_overhead"] == 0 and (C is None or C >= int(T.max())))
+    if not batch and np.any(K < 1):
+        raise ValueError(
+            f"clients must be >= 1 (got {float(K.min()):g}) unless they are a measured mean "
+            "concurrency of a batch population (think_time 0, capacity=None, no "
+            "thread_overhead), where a concurrency below 1 is the server idle part of the time")
+    test_cpu = (plain and batch and candidates is not None and "cpu_time" in free
+                and "wait_time" in free and "utilization" not in observed)
     data = _ThreadPoolData(K, T, B, observed, free, fixed_values, starts, parameters, method,
-                           p, C, candidates)
+                           p, C, candidates, batch, notes, test_cpu)
     seconds = _check_thread_pool_work(data)
-    if candidates is not None:
-        # one fit per thread count: its own work and some tens of model evaluations
-        total = candidates.size * (_SECONDS_PER_FIT + _EVALUATIONS_PER_FIT * max(
+    if candidates is not None and not batch:
+        # the search fits some tens of thread counts: each its own work and some tens of model
+        # evaluations
+        fits = min(candidates.size, _searched_counts(candidates.size))
+        total = fits * (_SECONDS_PER_FIT + _EVALUATIONS_PER_FIT * max(
             seconds, _LEAST_EVALUATION_SECONDS))
         if total > MAX_PROFILE_SECONDS:
             raise ValueError(
-                f"thread_range must keep the profile of the thread count within "
+                f"thread_range must keep the search of the thread count within "
                 f"MAX_PROFILE_SECONDS = {MAX_PROFILE_SECONDS:g} s, got {candidates.size} "
-                f"thread counts, about {total:.0f} s of fits: give a narrower thread_range "
-                "(or the threads)")
+                f"thread counts, about {fits} fits of {total:.0f} s: give a narrower "
+                "thread_range (or the threads), or think_time=0 with capacity=None for a "
+                "measured concurrency (solved exactly and fast)")
     return data
+
+
+def _searched_counts(size: int) -> int:
+    """About how many thread counts :func:`thread_search.search_profile` fits in a range of
+    ``size``: the grid, the golden section and two bisections."""
+    steps = math.ceil(math.log2(max(size, 2)))
+    return thread_search.GRID_POINTS + 3 * steps
 
 
 def _thread_candidates(thread_range: Any, K: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -575,6 +655,8 @@ def _check_thread_pool_work(data: _ThreadPoolData) -> float:
     except ValueError as exc:
         raise ValueError(f"bounds (or fixed values) of cpu_time, thread_overhead and "
                          f"pool_overhead must keep the model valid: {exc}") from None
+    if data.batch:  # one MVA pass up to the largest concurrency
+        return _LEAST_EVALUATION_SECONDS
     two = np.full(data.K.size, worst["cpu_time"] > 0 and worst["wait_time"] > 0)
     theta = np.full(data.K.size, worst["thread_overhead"])
     # a non-integer concurrency is solved at the integers on both sides
@@ -608,6 +690,9 @@ def _solve_thread_pool(data: _ThreadPoolData, values, ids, method: str,
                        metrics: tuple[str, ...]) -> dict[str, np.ndarray]:
     """The model's ``metrics`` at the configurations ``ids``; a non-integer concurrency K
     is interpolated linearly between the integers on both sides of it."""
+    if data.batch:
+        return interpolated(data.K[ids], lambda K, i: _solve_batch(data, values, K,
+                                                                   data.T[ids][i], metrics))
 
     def solve(K, i):
         res = thread_pool(clients=K, capacity=data.B[ids][i], threads=data.T[ids][i],
@@ -618,6 +703,31 @@ def _solve_thread_pool(data: _ThreadPoolData, values, ids, method: str,
         return {g: np.atleast_1d(getattr(res, g)) for g in metrics}
 
     return interpolated(data.K[ids], solve)
+
+
+def _solve_batch(data: _ThreadPoolData, values, K: np.ndarray, T: np.ndarray,
+                 metrics: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The model of a batch population (think time 0, all admitted) at integer ``K`` with
+    ``T`` threads: ``min(K, T)`` holders at every instant, exactly (see
+    :func:`thread_search.batch_holders`); R = K / X by Little's law."""
+    out = {g: np.empty(K.size) for g in (*metrics, "busy_threads")}
+    for t in np.unique(T):
+        rows = np.flatnonzero(T == t)
+        held = np.minimum(K[rows], t).astype(np.int64)
+        x_in, u_in = thread_search.batch_holders(
+            holders=int(held.max()), cpu_time=values["cpu_time"],
+            wait_time=values["wait_time"], processors=data.p,
+            pool_overhead_factor=1.0 + values["pool_overhead"] * float(t))
+        x = x_in[held]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # no request at K = 0: a lone request's response time, so that a concurrency
+            # below 1 (the server idle part of the time) interpolates to it
+            r = np.where(held > 0, K[rows] / x, 1.0 / x_in[min(1, x_in.size - 1)])
+        found = {"throughput": x, "response_time": r, "utilization": u_in[held],
+                 "busy_threads": held.astype(np.float64)}
+        for g in out:
+            out[g][rows] = found[g]
+    return {g: out[g] for g in metrics}
 
 
 def interpolated(K: np.ndarray, solve) -> dict[str, np.ndarray]:
@@ -665,7 +775,7 @@ def _exact_check(fit: ThreadPoolFit, data: _ThreadPoolData) -> None:
 
 
 def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = None,
-                    throughput: Any = None, utilization: Any = None, capacity: Any,
+                    throughput: Any = None, utilization: Any = None, capacity: Any = None,
                     processors: int = 1, connections: int | None = None,
                     thread_range: tuple[int, int] | None = None,
                     free: tuple[str, ...] | None = None,
@@ -679,35 +789,54 @@ def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = N
 
     Every argument is keyword-only.
 
+    **A plain call on a monitor's record** - ``fit_thread_pool(clients=concurrency,
+    throughput=x, threads=None)``, a measured mean concurrency (requests in the server, not
+    whole) against throughput, no capacity and no ``free`` - fits what such data can tell:
+    think time 0 (the concurrency counts requests in the server; a think time would trade off
+    with the wait time), every request admitted, overheads 0, and the thread count over its
+    whole range 1 to the largest concurrency. Such a batch population is solved exactly and
+    fast (:func:`queuetune.fit.thread_search.batch_holders`), and the thread count is searched,
+    not fitted at every count (:func:`queuetune.fit.thread_search.search_profile`: some 30
+    fits, a few seconds for hundreds of points). When a fit with ``cpu_time = 0`` is within
+    the likelihood-ratio bound of the free one, the data cannot tell processor time from wait
+    time: cpu_time is fixed at 0. Each choice is stated in ``warnings``.
+
     Parameters
     ----------
     clients : sequence of float
         K >= 1 of each measurement: the clients, or a measured mean concurrency, which may be
         non-integer (the model is then interpolated linearly between the integers on both
-        sides of it).
+        sides of it). A measured concurrency of a batch population (think time 0, every
+        request admitted) may be below 1: the server idle part of the time, its throughput in
+        proportion.
     threads : sequence of int, optional
         T >= 1 of each measurement (a grid flattened to equal-length columns with
-        ``clients``). None: one thread count, unknown, profiled over ``thread_range`` like
-        :func:`fit_mm1bk` profiles its capacity (``estimates["threads"]``, its
-        likelihood-ratio interval and ``details["threads_profile"]``).
+        ``clients``). None: one thread count, unknown, searched over ``thread_range``: a
+        coarse grid, a golden-section refinement and the ends of its likelihood-ratio interval
+        by bisection, which assumes one peak and reports a second one the grid sees
+        (``estimates["threads"]``, its interval and ``details["threads_profile"]``, the counts
+        fitted).
     response_time, throughput : sequence of float, optional
         Measured R (s) and X (1/s); at least one is needed.
     utilization : sequence of float, optional
         Measured utilization of the processors as a fraction in (0, 1]. The model's equals its
         throughput times the mean processor time per request (overhead included) over
         ``processors`` (the Utilization Law U = X D / p), so measured U pins the demand.
-    capacity : int or sequence of int
-        B, the most admitted requests (one value or one per measurement); not fitted. One
-        model evaluation may take at most :data:`MAX_EVALUATION_SECONDS` by the model's own
-        cost estimate.
+    capacity : int or sequence of int, optional
+        B, the most admitted requests (one value or one per measurement); not fitted (data
+        without refusals cannot identify it). None (default): every request admitted (B the
+        largest concurrency), and, without ``free``, the plain call above. One model
+        evaluation may take at most :data:`MAX_EVALUATION_SECONDS` by the model's own cost
+        estimate (a batch population is not limited: one MVA pass).
     processors : int
         p >= 1, the server's processors (default 1); not fitted.
     connections : int, optional
         C >= 1, the pool of connections held during the wait (default None: no pool); not
         fitted.
     thread_range : (int, int), optional
-        With ``threads=None``, the thread counts profiled (default 1 to the most admitted
-        requests; at most :data:`MAX_PROFILED_THREADS`).
+        With ``threads=None``, the thread counts searched (default 1 to the most admitted
+        requests; up to :data:`MAX_PROFILED_THREADS`; outside a batch population, the search
+        must stay within :data:`MAX_PROFILE_SECONDS` by the model's cost estimate).
     free : tuple of str, optional
         The parameters to fit, from ``cpu_time``, ``wait_time``, ``think_time``,
         ``thread_overhead``, ``pool_overhead`` (default: every one not in ``fixed``). Times are
@@ -715,7 +844,8 @@ def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = N
         fitted and not fixed is 0.
     fixed : mapping, optional
         Values of parameters not fitted (``wait_time`` may be fixed at 0, for example), in the
-        range :func:`queuetune.thread_pool` accepts.
+        range :func:`queuetune.thread_pool` accepts (``think_time`` 0 needs every request
+        admitted: a capacity of at least the clients, or None).
     initial, bounds : mapping, optional
         Starting values (within the search bounds) and ``name -> (low, high)`` search bounds
         (within the range the model accepts).
@@ -741,21 +871,17 @@ def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = N
     data = _thread_pool_data(clients, threads, capacity, response_time, throughput,
                              utilization, free, fixed, initial, bounds, method, processors,
                              connections, thread_range)
-    starts = _thread_pool_starts(data)
+    starts = _batch_starts(data, data.T) if data.batch else _thread_pool_starts(data)
     if data.candidates is not None:
-        profile, t_hat, inside = _profile_threads(data, starts, common.scale,
-                                                  common.confidence)
-        data = replace(data, T=np.full(data.K.size, t_hat))
-        row = profile.set_index("threads").loc[t_hat]
-        by = {p.name: p for p in data.parameters}
-        starts = [np.array([by[n].inner(row[n]) for n in data.free])] + starts
+        data, search, starts = _search_threads(data, starts, common)
     K, T, B, observed = data.K, data.T, data.B, data.observed
+    held = {n: v for n, v in data.fixed.items() if n not in data.free}
 
     def train_and_predict(mask: np.ndarray) -> dict[str, np.ndarray]:
         sub = fit_thread_pool(clients=K[mask], threads=T[mask],
                               **{g: observed[g][mask] for g in observed},
                               capacity=B[mask], processors=data.p, connections=data.C,
-                              free=data.free, fixed=fixed,
+                              free=data.free, fixed=held,
                               initial=_inside(fit.estimates, data), bounds=bounds,
                               method=data.method, verify=False, scale=common.scale,
                               intervals="none")
@@ -775,50 +901,148 @@ def fit_thread_pool(*, clients: Any, threads: Any = None, response_time: Any = N
     fit.capacity_given = B
     fit.processors, fit.connections = data.p, data.C
     fit.threads_given = None if data.candidates is not None else T
+    fit.warnings = data.notes + fit.warnings
+    if np.all(T == T[0]) and np.all(B == B[0]):
+        fit._solve_at = _solver_at(data, fit.estimates)
+    if data.batch:
+        fit.details["solver"] = ("batch population (think time 0, every request admitted): "
+                                 "solved exactly by one MVA pass")
     if data.candidates is not None:
-        _with_threads(fit, data, profile, inside, common.confidence)
-    if data.method == "fes" and verify:
+        _with_threads(fit, data, search, common.confidence)
+    if data.method == "fes" and verify and not data.batch:
         _exact_check(fit, data)
     return fit
 
 
+def _solver_at(data: _ThreadPoolData, estimates: Mapping[str, float]):
+    """``clients -> table of the fitted quantities`` at the fit's one thread count and
+    capacity (a batch population's capacity grows with the clients asked for: all are
+    admitted)."""
+
+    def solve_at(clients: Any) -> pd.DataFrame:
+        K = _inputs.concurrency(clients, "clients", positive=data.batch)
+        B = max(int(data.B[0]), int(np.ceil(K.max()))) if data.batch else int(data.B[0])
+        at = replace(data, K=K, T=np.full(K.size, int(data.T[0])), B=np.full(K.size, B))
+        found = _solve_thread_pool(at, dict(estimates), np.arange(K.size), data.method,
+                                   tuple(data.observed))
+        return pd.DataFrame({"clients": K, **found})
+
+    return solve_at
+
+
+def _search_threads(data: _ThreadPoolData, starts, common: _Common):
+    """The thread count of the highest likelihood and its interval
+    (:func:`thread_search.search_profile`); on a plain call, cpu_time fixed at 0 with a note
+    when the data cannot tell it from wait_time (a fit with cpu_time = 0 lies within the
+    likelihood-ratio bound of the free fit), and the search repeated. Returns the data with
+    the thread count set, the search and the starts of the final fit."""
+    search, rows = _profile_threads(data, starts, common.scale, common.confidence)
+    if data.test_cpu:
+        best = rows[search.best]
+        reduced = replace(data, free=tuple(n for n in data.free if n != "cpu_time"),
+                          fixed={**data.fixed, "cpu_time": 0.0}, test_cpu=False)
+        problem = _thread_pool_problem(replace(reduced, T=np.full(data.K.size, search.best)),
+                                       common.scale)
+        x, _, _ = _estimate(problem, _batch_starts(reduced, search.best))
+        ll = information_criteria(problem.raw_residuals(problem.values(x)),
+                                  len(reduced.free) + 1)["loglik"]
+        statistic = 2 * (best["loglik"] - ll)
+        if statistic <= stats.chi2.ppf(common.confidence, 1):
+            note = (f"cpu_time fixed at 0: these data cannot separate processor time from wait "
+                    f"time (a fit with cpu_time = 0 is within the {common.confidence:.0%} "
+                    f"likelihood-ratio bound of the free fit, statistic "
+                    f"{'below 0.01' if statistic < 0.01 else format(statistic, '.2f')}); "
+                    "give utilization to separate them")
+            data = replace(reduced, notes=data.notes + (note,))
+            search, rows = _profile_threads(data, None, common.scale, common.confidence)
+    data = replace(data, T=np.full(data.K.size, search.best))
+    row = rows[search.best]
+    by = {p.name: p for p in data.parameters}
+    first = [np.array([by[n].inner(row[n]) for n in data.free])]
+    more = _batch_starts(data, search.best) if data.batch else (starts or [])
+    return data, search, first + more
+
+
 def _profile_threads(data: _ThreadPoolData, starts, scale: str, confidence: float):
-    """The other parameters fitted at every candidate thread count, from the largest down,
-    each fit starting where the last ended. Returns (profile table, the count of the highest
-    likelihood (the smallest on a tie), the counts inside the likelihood-ratio bound)."""
-    rows, previous = [], None
-    for t in data.candidates[::-1]:
+    """The other parameters fitted at the thread counts :func:`thread_search.search_profile`
+    asks for, each fit starting where the fit of the nearest count already fitted ended.
+    Returns (the search, its rows by thread count)."""
+    rows: dict[int, dict] = {}
+    ends: dict[int, np.ndarray] = {}
+
+    def loglik(t: int) -> float:
         problem = _thread_pool_problem(replace(data, T=np.full(data.K.size, t)), scale)
-        x, _, _ = _estimate(problem, starts if previous is None else [previous] + starts[:1])
-        previous = x
+        own = _batch_starts(data, t) if data.batch else list(starts)
+        if ends:
+            near = min(ends, key=lambda u: (abs(u - t), u))
+            own = [ends[near]] + own
+            if data.batch:
+                # the neighbour's end and a fresh start with a small processor share, both
+                # solved: the neighbour's end may start closest and still lead to a local
+                # optimum (a flat throughput, R² < 0, where the threads bound the data)
+                own = own[:1] + own[1 + int(bool(data.initial)):][:1]
+                problem.starts_solved = None
+        x, _, _ = _estimate(problem, own)
+        ends[t] = x
         values = problem.values(x)
         crit = information_criteria(problem.raw_residuals(values), len(data.free) + 1)
-        rows.append({"threads": int(t), "loglik": crit["loglik"],
-                     **{n: values[n] for n in data.free}})
-    profile = pd.DataFrame(rows[::-1])
-    ll = profile["loglik"].to_numpy()
-    best = ll.max()
-    if math.isinf(best):
-        tie = inside = ll == best
-    else:
-        tie = ll >= best - 1e-9 * max(1.0, abs(best))
-        inside = 2 * (best - ll) <= stats.chi2.ppf(confidence, 1)
-    return profile, int(profile.loc[tie, "threads"].min()), profile[inside]
+        rows[t] = {"threads": int(t), "loglik": crit["loglik"],
+                   **{n: values[n] for n in data.free}}
+        return crit["loglik"]
+
+    search = thread_search.search_profile(loglik, int(data.candidates[0]),
+                                          int(data.candidates[-1]), confidence=confidence)
+    return search, rows
 
 
-def _with_threads(fit: ThreadPoolFit, data: _ThreadPoolData, profile, inside,
-                  confidence: float) -> None:
-    """The fitted thread count, its interval, profile and warnings added to ``fit``."""
-    low_t, high_t = int(inside["threads"].min()), int(inside["threads"].max())
+def _with_threads(fit: ThreadPoolFit, data: _ThreadPoolData, search, confidence: float
+                  ) -> None:
+    """The fitted thread count, its interval, the searched profile and warnings added to
+    ``fit``."""
+    low_t, high_t = search.low, search.high
     fit.estimates["threads"] = int(data.T[0])
     fit.intervals["threads"] = (low_t, high_t)
     upper_open = high_t == int(data.candidates[-1])
     fit.open_sides["threads"] = (low_t == int(data.candidates[0]) and low_t > 1, upper_open)
-    fit.details["threads_profile"] = profile
-    if high_t > low_t:
+    fit.details["threads_profile"] = pd.DataFrame(
+        [{"threads": t, "loglik": ll} for t, ll in search.loglik.items()])
+    fit.warnings = fit.warnings + search.notes
+    if high_t > low_t and any(fit.open_sides["threads"]):
+        ends = " and ".join(side for side, is_open in zip(
+            ("below", "above"), fit.open_sides["threads"], strict=True) if is_open)
         fit.warnings = fit.warnings + (
             f"threads is not pinned down: every thread count from {low_t} to {high_t} fits "
-            f"within the {confidence:.0%} likelihood-ratio bound (a near-flat profile)",)
+            f"within the {confidence:.0%} likelihood-ratio bound, and the data do not bound it "
+            f"{ends} (a near-flat profile)",)
+
+
+def _batch_starts(data: _ThreadPoolData, t: Any) -> list[np.ndarray]:
+    """Starts of a batch population with ``t`` threads: the service time S = min(K, t) / X
+    by Little's law (the median over the measurements), split between processor and wait
+    time in a few shares, the processor share small first (a large one makes the processors
+    the bottleneck: a local optimum that explains nothing); ``initial`` first when given."""
+    by = {p.name: p for p in data.parameters}
+    held = np.minimum(data.K, t)
+    if "throughput" in data.observed:
+        s = float(np.median(held / data.observed["throughput"]))
+    else:
+        s = float(np.median(held * data.observed["response_time"] / data.K))
+    shares = [0.02, 0.3]
+    if "utilization" in data.observed:
+        x = data.observed.get("throughput", data.K / data.observed.get("response_time", s))
+        shares.insert(0, float(np.median(data.observed["utilization"] * data.p / x)) / s)
+    starts = []
+    if data.initial:
+        guess = {"cpu_time": 0.02 * s, "wait_time": 0.98 * s, **data.fixed, **data.initial}
+        starts.append(np.array([by[n].inner(min(max(guess[n], by[n].low), by[n].high))
+                                for n in data.free]))
+    for share in shares:
+        share = min(max(share, 1e-3), 0.98)
+        guess = {"cpu_time": share * s, "wait_time": (1 - share) * s, "pool_overhead": 0.0,
+                 **data.fixed}
+        starts.append(np.array([by[n].inner(min(max(guess[n], by[n].low), by[n].high))
+                                for n in data.free]))
+    return starts
 
 
 def _inside(estimates: Mapping[str, float], data: _ThreadPoolData) -> dict[str, float]:

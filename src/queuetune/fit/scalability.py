@@ -43,9 +43,10 @@ COEFFICIENT_MAX = 1e100
 
 def usl(*, cpus: Any, sigma: float, kappa: float = 0.0) -> np.ndarray:
     """``C(p) = p / (1 + sigma (p - 1) + kappa p (p - 1))`` at each p in ``cpus`` (numbers
-    from 1 to 2**53, sigma in [-1, COEFFICIENT_MAX] and kappa in [0, COEFFICIENT_MAX]; a
-    negative sigma, a super-linear speedup, must keep the denominator > 0 at every p)."""
-    n = as_series(cpus, "cpus", low=1, low_open=False, high=MAX_INTEGER)
+    > 0 up to 2**53, not necessarily whole: a measured mean concurrency; sigma in
+    [-1, COEFFICIENT_MAX] and kappa in [0, COEFFICIENT_MAX]; a negative sigma, a super-linear
+    speedup, must keep the denominator > 0 at every p)."""
+    n = as_series(cpus, "cpus", low=0.0, low_open=True, high=MAX_INTEGER)
     sigma = real(sigma, "sigma", low=-1.0, high=COEFFICIENT_MAX)
     kappa = real(kappa, "kappa", low=0.0, high=COEFFICIENT_MAX)
     denominator = 1 + sigma * (n - 1) + kappa * n * (n - 1)
@@ -170,9 +171,10 @@ def fit_usl(*, cpus: Any, speedup: Any = None, throughput: Any = None,
 
     Parameters
     ----------
-    cpus : sequence of int
-        p >= 1 of each measurement. With speedups, points at p = 1 are left out (C(1) = 1
-        whatever the model).
+    cpus : sequence of float
+        p > 0 of each measurement: processors, clients, or a measured mean concurrency (not
+        necessarily whole, the law is a function of a real p). With speedups, points at
+        p <= 1 are left out (C(1) = 1 whatever the model).
     speedup : sequence of float, optional
         C(p) > 0, the speedup over one CPU.
     throughput : sequence of float, optional
@@ -251,7 +253,7 @@ def _fit_usl(*, cpus: Any, speedup: Any = None, throughput: Any = None,
         intervals, scale, confidence, n_boot, seed)
     amdahl = as_flag(amdahl, "amdahl")
     allow_superlinear = as_flag(allow_superlinear, "allow_superlinear")
-    n = _inputs.counts(cpus, "cpus").astype(np.float64)
+    n = _inputs.concurrency(cpus, "cpus", positive=True)
     group, s, scaled = _usl_series(n, speedup, throughput, throughput_at_one)
     if not scaled:
         keep = n > 1
