@@ -46,7 +46,8 @@ def test_fitted_parameters_have_intervals_and_agree_with_the_one_client_split(fi
 
 def test_no_run_passes_its_ceilings():
     table = report.ceilings(DATASET)
-    bound = np.fmin(table["processors (p/s_c)"], table["pool (T/S)"])
+    bound = np.fmin(table["processors (p/s_c)"], table["threads (T/S)"])
+    assert table["bottleneck"].to_numpy() == pytest.approx(bound.to_numpy())
     assert (table["highest measured"] <= 1.05 * bound).all()
     svc = report.service(DATASET)
     assert table["processors (p/s_c)"].to_numpy() == pytest.approx(
@@ -73,7 +74,8 @@ def test_recommended_settings_are_the_sizing_of_the_largest_load():
                                clients=100, think_time=0.4)
         assert row["threads (maxThreads)"] == expected.threads
         assert row["queue bound B"] == expected.capacity >= expected.threads
-        assert row["assumption"] == ""
+        assert row["peak"] == "100 clients"
+    assert report.not_advised(DATASET) == {}
 
 
 def test_the_html_report_is_one_offline_file(tmp_path):
@@ -114,9 +116,13 @@ def test_an_imported_file_gets_its_service_time_and_think_time_back(tmp_path):
     params = report.parameters(report.fits(data)).set_index("parameter")
     assert params.loc["service_time", "estimate"] == pytest.approx(0.020, rel=0.05)
     assert params.loc["think_time", "low"] < params.loc["think_time", "high"]
-    settings = report.recommend(data)
-    assert "no processor time" in settings["assumption"].iloc[0]
-    assert "== Recommended settings" in report.text(data)
+    # no processor time in the file: nothing sized, and the report says so first
+    assert report.recommend(data).empty
+    assert "no processor time" in report.not_advised(data)["all"]
+    whole = report.text(data)
+    cannot = whole.split("== What this data set cannot give")[1].split("== ")[0]
+    assert "!! the processor time per request (s_c)" in cannot
+    assert "Not sized (all): no processor time" in whole.split("== Recommended settings")[1]
 
 
 def test_an_unknown_data_set_is_refused():

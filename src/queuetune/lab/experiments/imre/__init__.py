@@ -26,7 +26,8 @@ from .experiment import (
     schedule,
     server,
 )
+from .models import model_quantities
 
 __all__ = ["FACTORS", "NAME", "TABLES", "TITLE", "before_campaign", "describe",
-           "estimated_seconds", "locustfile", "measure", "new_secret", "page",
+           "estimated_seconds", "locustfile", "measure", "model_quantities", "new_secret", "page",
            "parse_settings", "preflight", "prepare", "readme_lines", "schedule", "server"]

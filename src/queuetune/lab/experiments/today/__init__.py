@@ -11,6 +11,7 @@ virtual threads, on Tomcat.
   and fitted, its error by regime, the sizing's advice).
 """
 
+from .chapter import model_quantities
 from .experiment import (
     FACTORS,
     NAME,
@@ -30,6 +31,6 @@ from .experiment import (
     server,
 )
 
-__all__ = ["FACTORS", "NAME", "TABLES", "TITLE", "describe", "estimated_seconds",
-           "locustfile", "measure", "new_secret", "page", "parse_settings", "preflight",
+__all__ = ["FACTORS", "NAME", "TABLES", "TITLE", "describe", "estimated_seconds", "locustfile",
+           "measure", "model_quantities", "new_secret", "page", "parse_settings", "preflight",
            "prepare", "readme_lines", "schedule", "server"]
