@@ -114,6 +114,10 @@ def _import_or_report(args) -> int:
         return 0
     from . import report
 
+    if args.html:
+        report.check_html_path(args.html)
+    if args.processors is not None and args.processors < 1:
+        raise ValueError(f"--processors must be an integer >= 1, got {args.processors}")
     options = {"processors": args.processors, "include_invalid": args.include_invalid}
     print(report.text(args.dataset, **options))
     if args.html:
@@ -154,7 +158,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "webapp":
             return _webapp(args)
         if args.command in ("import", "report"):
-            return _import_or_report(args)
+            try:
+                return _import_or_report(args)
+            except OSError as exc:  # a file the data set names, unreadable: say which
+                raise ValueError(f"{exc.filename or args.command}: "
+                                 f"{exc.strerror or exc}") from None
         if args.command == "repair":
             from .datasets import repair
 

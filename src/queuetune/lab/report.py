@@ -46,7 +46,7 @@ from .regimes import REGIMES, bottleneck_demand, knee_clients, median_interval, 
 
 __all__ = ["observations", "service", "cannot", "fits", "parameters", "fit_warnings",
            "ceilings", "misses", "predictions", "recommend", "not_advised", "processors_of",
-           "runs_used", "charts", "text", "html", "write_html", "REGIMES"]
+           "runs_used", "charts", "text", "html", "check_html_path", "write_html", "REGIMES"]
 
 #: Resamples of the bootstrap intervals, and their seed.
 RESAMPLES = 2000
@@ -543,16 +543,23 @@ def html(dataset: str | Path, *, processors: int | None = None,
                                                 body="\n".join(body))
 
 
-def write_html(dataset: str | Path, path: str | Path, *, processors: int | None = None,
-               include_invalid: bool = False) -> Path:
-    """Write :func:`html` to ``path``; returns it. A folder that does not exist, a path that
-    is a folder or a file that cannot be written is refused (``ValueError`` naming it)
-    before the report is computed; nothing half-written is left."""
+def check_html_path(path: str | Path) -> Path:
+    """``path`` if an HTML report can be written there (``ValueError`` naming it otherwise:
+    a folder, or a file in a folder that does not exist)."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"html {str(path)!r} is a folder; give the path of the file to write")
     if not path.parent.is_dir():
         raise ValueError(f"html {str(path)!r}: its folder {str(path.parent)!r} does not exist")
+    return path
+
+
+def write_html(dataset: str | Path, path: str | Path, *, processors: int | None = None,
+               include_invalid: bool = False) -> Path:
+    """Write :func:`html` to ``path``; returns it. A folder that does not exist, a path that
+    is a folder or a file that cannot be written is refused (``ValueError`` naming it)
+    before the report is computed; nothing half-written is left."""
+    path = check_html_path(path)
     page = html(dataset, processors=processors, include_invalid=include_invalid)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
