@@ -94,3 +94,24 @@ def test_report_names_a_bad_data_set_or_html_path_without_a_traceback(tmp_path, 
     assert cli.main(["report", "keepalive-tomcat-2026-11-27-2", "--html", str(missing)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and f"{str(missing.parent)!r} does not exist" in captured.err
+
+
+def test_webapp_writes_each_experiments_page_where_its_runner_asks(tmp_path, capsys):
+    from queuetune.lab import experiments
+
+    with_page = [n for n in experiments.names() if hasattr(experiments.get(n), "page")]
+    assert "today" in with_page
+    for name in with_page:
+        experiment = experiments.get(name)
+        assert cli.main(["webapp", str(tmp_path / name), "--experiment", name]) == 0
+        secret = capsys.readouterr().out.splitlines()[1].removeprefix("secret: ")
+        written = tmp_path / name / experiment.PAGE.lstrip("/")
+        assert [p.name for p in (tmp_path / name).iterdir()] == [written.name]
+        assert written.read_bytes() == experiment.page(secret)
+
+
+def test_webapp_of_an_experiment_without_a_page_is_refused_by_name(tmp_path, capsys):
+    assert cli.main(["webapp", str(tmp_path / "k"), "--experiment", "keepalive"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: experiment 'keepalive' has no test page") and "imre" in err
+    assert not (tmp_path / "k").exists()

@@ -203,7 +203,7 @@ def test_a_data_set_without_valid_load_runs_says_what_it_cannot_show(tmp_path):
     package["resources"] = [r for r in package["resources"] if not r["name"].startswith("wire")]
     (copy / "datapackage.json").write_text(json.dumps(package))
     whole = report.text(copy)
-    assert "Not shown: no group was measured at two client counts" in whole
+    assert "Not shown: no group has a closed loop measured at two client counts" in whole
     assert "Not shown: nothing fitted" in whole
     assert "== Recommended settings" in whole and report.charts(copy) == []
 
@@ -220,12 +220,12 @@ def test_every_stored_data_set_gets_a_whole_report(dataset):
     """The report runs on each stored data set (the list read from data/lab), shows every
     section or says why not, and says first what the design cannot give when something is
     missing: a group fitted by neither model, or not sized."""
-    whole = report.text(dataset)
+    fitted = report.fits(dataset)
+    whole = report.text(dataset, fitted=fitted)
     positions = [whole.index(heading) for heading in SECTIONS]
     assert positions == sorted(positions)
     used = report.observations(dataset)
     assert whole.splitlines()[1].startswith(f"{len(used)} of the ")
-    fitted = report.fits(dataset)
     sized = set(report.recommend(dataset)["group"])
     groups = set(used["group"])
     if groups - set(fitted) or groups - sized:

@@ -464,13 +464,15 @@ def _body(table: pd.DataFrame, heading: str) -> pd.DataFrame | str:
 
 
 def text(dataset: str | Path, *, processors: int | None = None,
-         include_invalid: bool = False) -> str:
-    """The whole report as plain text, what the data set cannot give first."""
+         include_invalid: bool = False, fitted=None) -> str:
+    """The whole report as plain text, what the data set cannot give first (``fitted``:
+    :func:`fits` of the same arguments, when already computed)."""
     parts = [_title(dataset), runs_used(dataset, include_invalid=include_invalid), ""]
     missing = cannot(dataset, processors=processors)
     if missing:
         parts += [f"== {CANNOT_HEADING}", *(f"!! {m}" for m in missing), ""]
-    fitted = fits(dataset, include_invalid=include_invalid, processors=processors)
+    if fitted is None:
+        fitted = fits(dataset, include_invalid=include_invalid, processors=processors)
     with pd.option_context("display.width", 140, "display.max_columns", 20,
                            "display.float_format", "{:.5g}".format):
         for heading, note, table in _sections(dataset, processors, fitted, include_invalid):

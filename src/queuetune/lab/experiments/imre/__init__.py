@@ -10,6 +10,7 @@
 from .experiment import (
     FACTORS,
     NAME,
+    PAGE,
     TABLES,
     TITLE,
     before_campaign,
@@ -28,6 +29,6 @@ from .experiment import (
 )
 from .models import model_quantities
 
-__all__ = ["FACTORS", "NAME", "TABLES", "TITLE", "before_campaign", "describe",
+__all__ = ["FACTORS", "NAME", "PAGE", "TABLES", "TITLE", "before_campaign", "describe",
            "estimated_seconds", "locustfile", "measure", "model_quantities", "new_secret", "page",
            "parse_settings", "preflight", "prepare", "readme_lines", "schedule", "server"]

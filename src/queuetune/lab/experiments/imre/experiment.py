@@ -50,11 +50,13 @@ from .tables import TABLES
 
 __all__ = ["NAME", "TITLE", "FACTORS", "TABLES", "Settings", "parse_settings", "schedule",
            "estimated_seconds", "describe", "readme_lines", "preflight", "before_campaign",
-           "server", "prepare", "measure", "page", "SECRET_HEADER", "locustfile"]
+           "server", "prepare", "measure", "page", "SECRET_HEADER", "PAGE", "locustfile"]
 
 NAME = "imre"
 TITLE = "The Imre et al. experiment: thread pool x connection queue x clients on Tomcat"
 SECRET_HEADER = "X-Queuetune-Secret"
+#: The path of the test page, as the runner asks for it (``webapp`` writes the page there).
+PAGE = APP_PAGE
 _PLACEHOLDER = b"@QUEUETUNE_SECRET@"
 
 # Iterations of the arithmetic used to calibrate (about 10 ms on a 2020s x86 core).
