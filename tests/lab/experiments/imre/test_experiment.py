@@ -73,3 +73,14 @@ def test_only_requests_with_the_secret_do_any_work(no_leftovers):
         assert _status(f"{page}?work=not-a-number", header) == 500
         counters = server.settle()
     assert counters.rejected == 0
+
+
+def test_the_readme_says_what_is_pinned_and_that_the_runner_is_not():
+    from queuetune.lab import datasets
+
+    package = datasets.package(datasets.datasets("imre")[-1])
+    lines = [line for line in experiment.readme_lines(package) if "Pinning" in line]
+    cores = package["measurement"]["pinning"]
+    assert lines == [f"- Pinning (taskset): server on cores {cores['server_cores']}, generator "
+                     f"on cores {cores['generator_cores']}; the runner's own process (its "
+                     f"processor monitor and the clients' bookkeeping) is not pinned"]

@@ -437,8 +437,9 @@ def readme_lines(metadata: dict) -> list[str]:
         f"- JVM options: `{' '.join(m['jvm_options']) or 'not set by the runner'}`",
         f"- Load generator: {m['load_generator']}, Locust {machine_['locust']} "
         f"(geventhttpclient {machine_['geventhttpclient']}), Python {machine_['python']}",
-        f"- Pinning (taskset): server on cores {server_cores}, generator and runner on "
-        f"cores {m['pinning']['generator_cores']}",
+        f"- Pinning (taskset): server on cores {server_cores}, generator on cores "
+        f"{m['pinning']['generator_cores']}; the runner's own process (its processor monitor "
+        f"and the clients' bookkeeping) is not pinned",
         "- Kernel settings: " + ", ".join(f"{k} = {v}" for k, v in machine_["sysctl"].items()),
     ]
     if "work_per_ms" in m:
