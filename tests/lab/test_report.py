@@ -177,6 +177,11 @@ def test_a_data_set_measured_with_target_is_reported(tmp_path, no_leftovers):
                        ready_headers={experiment.SECRET_HEADER: secret}) as server:
         folder = runner.run_campaign(campaign.load(campaign.builtin("smoke")), runner.Options(
             out_root=tmp_path, target=server.url, secret=secret, wire=False, progress=False))
+    runs = report.datasets.load("runs", folder)
+    # the server's pool and queue are its own, not the campaign's levels: unknown
+    assert runs[["threads", "queue", "max_connections", "capacity"]].isna().all().all()
+    assert "unknown to the runner" in report.datasets.metadata(folder)["server"]
+    assert any("threads and queue" in c for c in report.cannot(folder))
     used = report.runs_used(folder)
     assert used.startswith(f"{len(report.observations(folder))} of the 2 load runs used")
     whole = report.text(folder, include_invalid=True)

@@ -402,8 +402,9 @@ def describe(plan: Campaign, options: Any) -> dict[str, Any]:
     started = options.target is None
     return {
         "server": ("Apache Tomcat started by the runner on 127.0.0.1" if started else
-                   f"a server started by the user at {options.target} (its settings are as "
-                   f"declared in the campaign file, not applied by the runner)"),
+                   f"a server started by the user at {options.target} (its threads, queue "
+                   f"and maxConnections are unknown to the runner: runs.csv leaves them "
+                   f"empty; the campaign file's levels were not applied)"),
         "load_generator": f"Locust ({distributed})",
         "pinning": {"server_cores": list(s.server_cores) if started else [],
                     "generator_cores": list(s.generator_cores), "tool": "taskset"},
@@ -609,6 +610,8 @@ def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) ->
     window = (meta["t0_epoch"] + spec.ramp_s + spec.warmup_s, meta["t0_epoch"] + spec.stop_s)
     row, failed = _run_row(settings, run, split, work, spec, rows, meta, counters, monitor,
                            window, seconds)
+    if opts.target is not None:  # the user's server: its pool and queue are not the design's
+        row.update(threads=None, queue=None, max_connections=None, capacity=None)
     return Measured(row=row, window=window, refused_seen=row["closed"],
                     connection_errors=row["other_errors"], tables={"requests": rows},
                     failed_checks=failed)
