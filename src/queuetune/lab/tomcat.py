@@ -52,7 +52,7 @@ REJECTED = "Executor rejected socket"
 #: The prefix of every ``CATALINA_BASE`` the lab makes, and the file that marks it as the lab's
 #: (it holds the PID of the process that made it).
 BASE_PREFIX = "queuetune-tomcat-"
-BASE_MARK = ".queuetune-lab-base"
+BASE_MARK = processes.MARK
 _INSTALL_HINT = ("install Debian's tomcat10 and openjdk-17-jre-headless "
                  "(make tomcat does it), or set CATALINA_HOME")
 
@@ -203,31 +203,7 @@ def _environment(extra: dict[str, str]) -> dict[str, str]:
 def remove_stale_bases(tmp: Path | None = None) -> list[Path]:
     """Remove the ``CATALINA_BASE`` folders that a killed runner left behind: those marked as
     the lab's (:data:`BASE_MARK`) whose maker no longer runs. Returns what it removed."""
-    import psutil
-
-    removed = []
-    for base in sorted(Path(tmp or tempfile.gettempdir()).glob(f"{BASE_PREFIX}*")):
-        maker = _maker(base / BASE_MARK)
-        if maker is None:
-            continue  # not marked: not ours to remove
-        if not psutil.pid_exists(maker):
-            shutil.rmtree(base, ignore_errors=True)
-            removed.append(base)
-    return removed
-
-
-def _maker(mark: Path) -> int | None:
-    """The PID written in a base's mark by :func:`write_base` (one decimal number and a new
-    line), ``None`` without a mark; a mark in any other format is refused by name."""
-    try:
-        text = mark.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    found = re.fullmatch(r"([0-9]+)\n?", text)
-    if found is None:
-        raise ValueError(f"{mark} must hold the PID of the process that made it (digits and a "
-                         f"new line), got {text[:40]!r}")
-    return int(found.group(1))
+    return processes.remove_stale(BASE_PREFIX, tmp)
 
 
 def write_base(base: Path, settings: ServerSettings, pages: dict[str, bytes] | None = None
@@ -237,7 +213,7 @@ def write_base(base: Path, settings: ServerSettings, pages: dict[str, bytes] | N
     as the lab's with the PID of this process."""
     for folder in ("conf", "logs", "temp", "work", "webapps/ROOT"):
         (base / folder).mkdir(parents=True, exist_ok=True)
-    (base / BASE_MARK).write_text(f"{os.getpid()}\n", encoding="utf-8")
+    processes.mark(base)
     for name in ("web.xml", "catalina.properties", "context.xml"):
         shutil.copyfile(_DEFAULT_CONF / name, base / "conf" / name)
     (base / "conf" / "server.xml").write_text(server_xml(settings), encoding="utf-8")
