@@ -58,7 +58,9 @@ def model_quantities(dataset: str | Path) -> ModelQuantities:
     threads and queue are unknown in data sets that record them so (empty)."""
     runs = measured(dataset)
     cores = (metadata(dataset).get("pinning") or {}).get("server_cores") or []
-    kernel = (runs["max_connections"] < runs["capacity"]).fillna(False).astype(bool)
+    # (capacity is already min(threads + queue, maxConnections): compare with the pool's own)
+    kernel = (runs["max_connections"] < runs["threads"] + runs["queue"]).fillna(False
+                                                                             ).astype(bool)
     kept = runs[~kernel]
     out = pd.DataFrame({
         "group": kept["split"].astype(str), "run": kept["run"], "clients": kept["clients"],
