@@ -42,12 +42,33 @@ __all__ = [
     "server_xml",
     "tomcat_version",
     "java_version",
+    "MAX_CPU_MS",
+    "MAX_WAIT_MS",
+    "MAX_HOLD_MS",
+    "DEADLINE_HEADER",
+    "with_limits",
 ]
 
 CATALINA_HOME = Path(os.environ.get("CATALINA_HOME", "/usr/share/tomcat10"))
 # Debian's tomcat10 package keeps the default configuration files here.
 _DEFAULT_CONF = CATALINA_HOME / "etc"
 APP_PAGE = "/work.jsp"
+#: Bounds of one request of the lab's test pages (the Imre experiment's work.jsp, today's
+#: today.jsp), from the campaigns' factors' ranges: the built-in campaigns ask at most 14 ms
+#: of processor time and 700 ms of waiting per request (the Imre splits), and their clients
+#: give up after at most 30 s (``checks.request_timeout_s``). A campaign may ask up to
+#: ``MAX_CPU_MS`` and ``MAX_WAIT_MS`` (about 70 and 14 times that; the campaign readers refuse
+#: more); the pages refuse a larger wait (500 before any work), stop the arithmetic of a
+#: request whose thread has used ``MAX_CPU_MS`` of processor time, and stop any request at its
+#: deadline, the client's timeout (sent in ``DEADLINE_HEADER``, in ms) or ``MAX_HOLD_MS``,
+#: whichever comes first: its client has left by then. A stopped request gets 503 with the
+#: header ``X-Queuetune-Stopped`` (``processor-time`` or ``deadline``).
+MAX_CPU_MS = 1_000
+MAX_WAIT_MS = 10_000
+MAX_HOLD_MS = 30_000
+DEADLINE_HEADER = "X-Queuetune-Deadline-Ms"
+_LIMITS = {b"@QUEUETUNE_MAX_CPU_MS@": MAX_CPU_MS, b"@QUEUETUNE_MAX_WAIT_MS@": MAX_WAIT_MS,
+           b"@QUEUETUNE_MAX_HOLD_MS@": MAX_HOLD_MS}
 REJECTED = "Executor rejected socket"
 #: The prefix of every ``CATALINA_BASE`` the lab makes, and the file that marks it as the lab's
 #: (it holds the PID of the process that made it).
@@ -198,6 +219,16 @@ def _environment(extra: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CATALINA_")}
     env.update(CATALINA_HOME=str(CATALINA_HOME), **extra)
     return env
+
+
+def with_limits(page: bytes) -> bytes:
+    """A test page with the request bounds (:data:`MAX_CPU_MS`, :data:`MAX_WAIT_MS`,
+    :data:`MAX_HOLD_MS`) written into its placeholders."""
+    for placeholder, value in _LIMITS.items():
+        if placeholder not in page:
+            raise ValueError(f"page must hold the placeholder {placeholder.decode()}")
+        page = page.replace(placeholder, str(value).encode("ascii"))
+    return page
 
 
 def remove_stale_bases(tmp: Path | None = None) -> list[Path]:

@@ -38,6 +38,10 @@ from ...harness import Measured, Server, Session
 from ...monitor import CpuMonitor
 from ...tomcat import (
     APP_PAGE,
+    DEADLINE_HEADER,
+    MAX_CPU_MS,
+    MAX_HOLD_MS,
+    MAX_WAIT_MS,
     ServerError,
     ServerSettings,
     Tomcat,
@@ -45,6 +49,7 @@ from ...tomcat import (
     java_version,
     require_free_port,
     tomcat_version,
+    with_limits,
 )
 from .tables import TABLES
 
@@ -80,7 +85,7 @@ def page(secret: str) -> bytes:
     if not secret or not secret.isascii() or not secret.replace("-", "").replace("_", "").isalnum():
         raise ValueError("secret must be a non-empty string of letters, digits, '-' and '_'")
     text = (resources.files(__package__) / "app" / "work.jsp").read_bytes()
-    return text.replace(_PLACEHOLDER, secret.encode("ascii"))
+    return with_limits(text.replace(_PLACEHOLDER, secret.encode("ascii")))
 
 
 def new_secret() -> str:
@@ -188,10 +193,11 @@ def _splits(value: Any) -> tuple[Split, ...]:
         if not isinstance(item, Mapping):
             raise ValueError(f"{key} must be a table with name, cpu_ms and sleep_ms")
         only(item, ("name", "cpu_ms", "sleep_ms"), key)
-        cpu = real(get(item, "cpu_ms", key), f"{key}.cpu_ms", low=0.0, high=60_000.0,
+        # bounded as the test page bounds a request (queuetune.lab.tomcat.MAX_CPU_MS...)
+        cpu = real(get(item, "cpu_ms", key), f"{key}.cpu_ms", low=0.0, high=MAX_CPU_MS,
                    unit="ms")
-        sleep = real(get(item, "sleep_ms", key), f"{key}.sleep_ms", low=0.0, high=60_000.0,
-                     unit="ms")
+        sleep = real(get(item, "sleep_ms", key), f"{key}.sleep_ms", low=0.0,
+                     high=MAX_WAIT_MS, unit="ms")
         if cpu + sleep <= 0:
             raise ValueError(f"{key}: cpu_ms + sleep_ms must be > 0, got {cpu + sleep:g}")
         splits.append(Split(name_of(get(item, "name", key), f"{key}.name"), cpu, sleep))
@@ -266,7 +272,8 @@ def _checks(table: Mapping[str, Any]) -> Checks:
         lag_p99_max_ms=real(get(table, "lag_p99_max_ms", "checks"), "checks.lag_p99_max_ms",
                             low=0.0, high=math.inf, low_open=True, unit="ms"),
         request_timeout_s=real(get(table, "request_timeout_s", "checks"),
-                               "checks.request_timeout_s", low=0.0, high=3600.0,
+                               "checks.request_timeout_s", low=0.0,
+                               high=MAX_HOLD_MS / 1000,
                                low_open=True, unit="s"),
     )
 
@@ -583,7 +590,8 @@ def _spec(session: Session, run: Run, work: int) -> LoadSpec:
         warmup_s=1.0 if one else timing.warmup_s,
         measure_s=timing.one_client_s if one else timing.measure_s,
         timeout_s=settings.checks.request_timeout_s, keep_alive=settings.keep_alive,
-        headers={SECRET_HEADER: session.state["secret"]})
+        headers={SECRET_HEADER: session.state["secret"],
+                 DEADLINE_HEADER: str(round(settings.checks.request_timeout_s * 1000))})
 
 
 def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) -> Measured:
