@@ -47,3 +47,24 @@ def test_an_experiment_without_a_mapping_gets_none_and_the_report_says_so(tmp_pa
     whole = report.text(copy)
     assert "!! the experiment 'bare' does not say how its runs map" in whole
     assert "0 of the 5 load runs used" in whole
+
+
+def test_the_generic_report_imports_no_experiment_by_name():
+    """report.py and quantities.py learn what is particular from the data set's experiment:
+    neither imports an experiment's package or module."""
+    import ast
+    from pathlib import Path
+
+    from queuetune.lab import experiments, report
+
+    names = set(experiments.names())
+    for module in (report, quantities):
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                imported.update((node.module or "").split("."))
+                imported.update(a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                imported.update(part for a in node.names for part in a.name.split("."))
+        assert not imported & names, f"{module.__name__} imports {imported & names}"
