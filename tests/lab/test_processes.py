@@ -80,3 +80,42 @@ def test_end_of_a_finished_process_is_harmless(tmp_path):
     assert child.returncode == 0
     assert (tmp_path / "out.log").read_text() == "done\n"
     assert child.stdin is None and isinstance(child, subprocess.Popen)
+
+
+#: A child that makes the generator's temporary folder, prints it and waits to be killed.
+MAKER = ("import sys, time\n"
+         "from queuetune.lab import generator, processes\n"
+         "folder = processes.temporary_folder(generator.FOLDER_PREFIX)\n"
+         "print(folder.name, flush=True)\n"
+         "time.sleep(60)\n")
+
+
+def test_a_killed_makers_temporary_folder_is_removed_by_the_next_runner(tmp_path):
+    """SIGKILL leaves the generator's folder behind (nothing runs to remove it); the reaper
+    the runner calls first removes it, and leaves a live maker's folder and an unmarked one."""
+    from pathlib import Path
+
+    from queuetune.lab import generator
+
+    child = subprocess.Popen([sys.executable, "-c", MAKER], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "TMPDIR": str(tmp_path)})
+    left = Path(child.stdout.readline().strip())
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    child.stdout.close()
+    assert left.parent == tmp_path and left.name.startswith(generator.FOLDER_PREFIX)
+    assert processes.maker(left / processes.MARK) == child.pid and left.is_dir()
+    mine = tmp_path / f"{generator.FOLDER_PREFIX}alive"
+    mine.mkdir()
+    processes.mark(mine)
+    unmarked = tmp_path / f"{generator.FOLDER_PREFIX}unmarked"
+    unmarked.mkdir()
+    assert processes.remove_stale(processes.LAB_PREFIX, tmp_path) == [left]
+    assert not left.exists() and mine.is_dir() and unmarked.is_dir()
+
+
+def test_a_temporary_folder_outside_the_labs_prefix_is_refused():
+    import pytest
+
+    with pytest.raises(ValueError, match="prefix must begin with 'queuetune-'"):
+        processes.temporary_folder("locust-")

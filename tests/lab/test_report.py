@@ -46,7 +46,8 @@ def test_fitted_parameters_have_intervals_and_agree_with_the_one_client_split(fi
 
 def test_no_run_passes_its_ceilings():
     table = report.ceilings(DATASET)
-    bound = np.fmin(table["processors (p/s_c)"], table["pool (T/S)"])
+    bound = np.fmin(table["processors (p/s_c)"], table["threads (T/S)"])
+    assert table["bottleneck"].to_numpy() == pytest.approx(bound.to_numpy())
     assert (table["highest measured"] <= 1.05 * bound).all()
     svc = report.service(DATASET)
     assert table["processors (p/s_c)"].to_numpy() == pytest.approx(
@@ -73,7 +74,8 @@ def test_recommended_settings_are_the_sizing_of_the_largest_load():
                                clients=100, think_time=0.4)
         assert row["threads (maxThreads)"] == expected.threads
         assert row["queue bound B"] == expected.capacity >= expected.threads
-        assert row["assumption"] == ""
+        assert row["peak"] == "100 clients"
+    assert report.not_advised(DATASET) == {}
 
 
 def test_the_html_report_is_one_offline_file(tmp_path):
@@ -114,9 +116,13 @@ def test_an_imported_file_gets_its_service_time_and_think_time_back(tmp_path):
     params = report.parameters(report.fits(data)).set_index("parameter")
     assert params.loc["service_time", "estimate"] == pytest.approx(0.020, rel=0.05)
     assert params.loc["think_time", "low"] < params.loc["think_time", "high"]
-    settings = report.recommend(data)
-    assert "no processor time" in settings["assumption"].iloc[0]
-    assert "== Recommended settings" in report.text(data)
+    # no processor time in the file: nothing sized, and the report says so first
+    assert report.recommend(data).empty
+    assert "no processor time" in report.not_advised(data)["all"]
+    whole = report.text(data)
+    cannot = whole.split("== What this data set cannot give")[1].split("== ")[0]
+    assert "!! the processor time per request (s_c)" in cannot
+    assert "Not sized (all): no processor time" in whole.split("== Recommended settings")[1]
 
 
 def test_an_unknown_data_set_is_refused():
@@ -171,13 +177,18 @@ def test_a_data_set_measured_with_target_is_reported(tmp_path, no_leftovers):
                        ready_headers={experiment.SECRET_HEADER: secret}) as server:
         folder = runner.run_campaign(campaign.load(campaign.builtin("smoke")), runner.Options(
             out_root=tmp_path, target=server.url, secret=secret, wire=False, progress=False))
+    runs = report.datasets.load("runs", folder)
+    # the server's pool and queue are its own, not the campaign's levels: unknown
+    assert runs[["threads", "queue", "max_connections", "capacity"]].isna().all().all()
+    assert "unknown to the runner" in report.datasets.metadata(folder)["server"]
+    assert any("threads and queue" in c for c in report.cannot(folder))
     used = report.runs_used(folder)
     assert used.startswith(f"{len(report.observations(folder))} of the 2 load runs used")
     whole = report.text(folder, include_invalid=True)
     assert "== Recommended settings" in whole and "Not shown" not in whole.split(
         "== Ceilings")[1]
     table = report.recommend(folder, include_invalid=True)
-    assert table["clients"].tolist() == [8] and table["threads (maxThreads)"].iloc[0] >= 1
+    assert table["peak"].tolist() == ["8 clients"] and table["threads (maxThreads)"].iloc[0] >= 1
 
 
 def test_a_data_set_without_valid_load_runs_says_what_it_cannot_show(tmp_path):
@@ -197,6 +208,91 @@ def test_a_data_set_without_valid_load_runs_says_what_it_cannot_show(tmp_path):
     package["resources"] = [r for r in package["resources"] if not r["name"].startswith("wire")]
     (copy / "datapackage.json").write_text(json.dumps(package))
     whole = report.text(copy)
-    assert "Not shown: no group was measured at two client counts" in whole
+    assert "Not shown: no group has a closed loop measured at two client counts" in whole
     assert "Not shown: nothing fitted" in whole
     assert "== Recommended settings" in whole and report.charts(copy) == []
+
+
+# -- every stored data set --------------------------------------------------------------------
+
+SECTIONS = ("== One-client service time and its split", "== Fitted parameters",
+            "== What the fits warn of", "== Ceilings", "== Where the models miss",
+            "== Recommended settings")
+
+
+@pytest.mark.parametrize("dataset", report.datasets.datasets())
+def test_every_stored_data_set_gets_a_whole_report(dataset):
+    """The report runs on each stored data set (the list read from data/lab), shows every
+    section or says why not, and says first what the design cannot give when something is
+    missing: a group fitted by neither model, or not sized."""
+    fitted = report.fits(dataset)
+    whole = report.text(dataset, fitted=fitted)
+    positions = [whole.index(heading) for heading in SECTIONS]
+    assert positions == sorted(positions)
+    used = report.observations(dataset)
+    assert whole.splitlines()[1].startswith(f"{len(used)} of the ")
+    sized = set(report.recommend(dataset)["group"])
+    groups = set(used["group"])
+    if groups - set(fitted) or groups - sized:
+        cannot = whole.split("== What this data set cannot give")[1].split("\n== ")[0]
+        assert cannot.count("\n!! ") >= 1
+    for group, why in report.not_advised(dataset).items():
+        assert group not in sized and why in whole
+    assert set(fitted) | sized <= groups
+
+
+@pytest.mark.parametrize("dataset", report.datasets.datasets())
+def test_no_stored_run_passes_the_bottleneck_it_is_given(dataset):
+    """The least ceiling of the resources a data set gives is the server's capacity: no run
+    measured above it (5 % for the one-client times that estimate it)."""
+    table = report.ceilings(dataset, include_invalid=True)
+    known = table[table["bottleneck"].notna()]
+    assert (known["highest measured"] <= 1.05 * known["bottleneck"]).all()
+
+
+def _jtl_many_threads(path, *, response_time, think_time, levels, seconds=30.0):
+    """A JTL of a server that runs every request side by side: each takes ``response_time``
+    whatever the clients (a sleep), so throughput K / (R + Z) grows past 1 / R."""
+    lines = ["timeStamp,elapsed,success,allThreads"]
+    t0 = 1_700_000_000_000
+    for k in levels:
+        rows = []
+        for client in range(k):
+            start = client * (response_time + think_time) / k
+            while start + response_time <= seconds:
+                rows.append(f"{round(t0 + start * 1000)},{round(response_time * 1000)},true,{k}")
+                start += response_time + think_time
+        lines += sorted(rows)
+        t0 += round(seconds * 1000) + 1000
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_an_imported_sleep_gets_no_processors_and_no_ceiling_below_what_it_measured(tmp_path):
+    """A server 10 ms asleep per request, measured by clients that think 90 ms: its file has
+    no processor time, so no processors are advised from the 10 ms and no ceiling is claimed
+    below the 360/s it carried (one request at a time would give 1/S = 100/s)."""
+    source = _jtl_many_threads(tmp_path / "r.jtl", response_time=0.010, think_time=0.090,
+                               levels=[1, 4, 12, 24, 36])
+    data = importers.import_file(source, tmp_path / "d")
+    highest = report.observations(data)["throughput"].max()
+    assert highest > 3 / report.service(data).loc["all", "S"]
+    table = report.ceilings(data)
+    bounds = table.drop(columns=["group", "threads", "connections", "highest measured"])
+    assert bounds.isna().all().all()
+    assert report.recommend(data).empty
+    whole = report.text(data)
+    assert "processors needed" not in whole
+    first = whole.index("== What this data set cannot give")
+    assert first < whole.index("== One-client service time")
+    page = report.html(data)
+    caveat = page.index('<div class="caveat"')
+    assert caveat < page.index("<table") and "processor time per request" in page[caveat:]
+
+
+def test_the_html_file_is_refused_by_name_before_any_work(tmp_path):
+    for bad, words in ((tmp_path / "missing" / "r.html", "does not exist"),
+                       (tmp_path, "is a folder")):
+        with pytest.raises(ValueError, match=f"html .*{words}"):
+            report.write_html(DATASET, bad)
+    assert list(tmp_path.iterdir()) == []

@@ -43,7 +43,8 @@ def _bind(text: str) -> tuple[str, int]:
 
 
 _WEBAPP_HELP = """\
-Writes the test page (work.jsp) into FOLDER, with a new random secret written into it, and
+Writes the experiment's test page (the path its runner asks for: work.jsp for imre,
+today.jsp for today) into FOLDER, with a new random secret written into it, and
 prints the secret. Deploy the page as the ROOT application (or any context) of your own
 server; it does work only for requests carrying the secret (header X-Queuetune-Secret),
 which `python -m queuetune.lab run --target URL --secret SECRET` sends. Any other request
@@ -114,6 +115,10 @@ def _import_or_report(args) -> int:
         return 0
     from . import report
 
+    if args.html:
+        report.check_html_path(args.html)
+    if args.processors is not None and args.processors < 1:
+        raise ValueError(f"--processors must be an integer >= 1, got {args.processors}")
     options = {"processors": args.processors, "include_invalid": args.include_invalid}
     print(report.text(args.dataset, **options))
     if args.html:
@@ -135,14 +140,23 @@ def _plan(plan: campaign_.Campaign) -> int:
 
 def _webapp(args) -> int:
     experiment = experiments.get(args.experiment)
+    if not all(hasattr(experiment, name) for name in ("page", "new_secret", "PAGE")):
+        raise ValueError(f"experiment {args.experiment!r} has no test page to deploy (its "
+                         f"server is one the runner starts and configures); experiments "
+                         f"with one: {_with_page()}")
     secret = experiment.new_secret()
     args.folder.mkdir(parents=True, exist_ok=True)
-    path = args.folder / "work.jsp"
+    path = args.folder / experiment.PAGE.lstrip("/")
     path.write_bytes(experiment.page(secret))
     print(f"wrote {path}\nsecret: {secret}\n(send it as header X-Queuetune-Secret; "
           f"python -m queuetune.lab run --target URL --secret {secret}). Remove the page "
           f"after measuring.")
     return 0
+
+
+def _with_page() -> list[str]:
+    return [name for name in experiments.names()
+            if hasattr(experiments.get(name), "page")]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +168,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "webapp":
             return _webapp(args)
         if args.command in ("import", "report"):
-            return _import_or_report(args)
+            try:
+                return _import_or_report(args)
+            except OSError as exc:  # a file the data set names, unreadable: say which
+                raise ValueError(f"{exc.filename or args.command}: "
+                                 f"{exc.strerror or exc}") from None
         if args.command == "repair":
             from .datasets import repair
 

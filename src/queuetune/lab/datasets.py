@@ -39,6 +39,10 @@ def dataset_dir(dataset: str | Path) -> Path:
     path = Path(dataset)
     if path.is_dir() and (path / "datapackage.json").is_file():
         return path
+    if path.is_file() or path.is_dir():
+        kind = "a file" if path.is_file() else "a folder without datapackage.json"
+        raise ValueError(f"dataset {str(dataset)!r} is {kind}, not a lab data set (a folder "
+                         f"with datapackage.json, written by the runner or by import)")
     known = datasets()
     if str(dataset) not in known:
         raise ValueError(f"dataset must be one of {known} or a data set folder, got "
@@ -48,8 +52,17 @@ def dataset_dir(dataset: str | Path) -> Path:
 
 def package(dataset: str | Path) -> dict:
     """The whole ``datapackage.json`` of a data set (read afresh each time)."""
-    folder = dataset_dir(dataset)
-    return json.loads((folder / "datapackage.json").read_text(encoding="utf-8"))
+    path = dataset_dir(dataset) / "datapackage.json"
+    try:
+        whole = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"file {str(path)!r} is not a data package (JSON: {exc})") from None
+    missing = [k for k in ("measurement", "resources")
+               if not isinstance(whole, dict) or k not in whole]
+    if missing:
+        raise ValueError(f"file {str(path)!r} is not a lab data package: it has no "
+                         f"{missing[0]!r}")
+    return whole
 
 
 def metadata(dataset: str | Path) -> dict:
@@ -78,7 +91,14 @@ def load(table: str, dataset: str | Path) -> pd.DataFrame:
     resources = {r["name"]: r for r in package(folder)["resources"]}
     if table not in resources:
         raise ValueError(f"table must be one of {sorted(resources)}, got {table!r}")
-    frame = data.read_resource(folder, resources[table])
+    if not (folder / resources[table]["path"]).is_file():
+        raise ValueError(f"table {table!r} of the data set {str(folder)!r}: its file "
+                         f"{resources[table]['path']!r} is missing")
+    try:
+        frame = data.read_resource(folder, resources[table])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"table {table!r} of the data set {str(folder)!r} cannot be read "
+                         f"({resources[table].get('path')!r}: {exc})") from None
     frame.attrs.update(dataset=folder.name, table=table)
     return frame
 

@@ -3,7 +3,9 @@
 Alone (one process), or in Locust's distributed mode: a master and local worker processes
 (``workers``), or a master that waits for workers the user starts on other machines
 (``expect_workers``). Every process is pinned to the generator's cores and runs in a process
-group of its own, which :meth:`Generator.stop` ends, whatever happened.
+group of its own, which :meth:`Generator.stop` ends, whatever happened; its temporary folder,
+marked with the runner's PID, is removed on leaving, or by the next runner when the runner
+was killed (:func:`remove_stale_folders`).
 """
 
 from __future__ import annotations
@@ -13,14 +15,22 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import processes
 from .tomcat import free_port
 
-__all__ = ["LoadSpec", "Generator", "GeneratorError"]
+__all__ = ["LoadSpec", "Generator", "GeneratorError", "FOLDER_PREFIX", "remove_stale_folders"]
+
+#: The prefix of the generator's temporary folders (its Locust logs and requests).
+FOLDER_PREFIX = "queuetune-locust-"
+
+
+def remove_stale_folders(tmp: Path | None = None) -> list[Path]:
+    """Remove the temporary folders that the generator of a killed runner left behind
+    (marked with their maker's PID, which no longer runs). Returns what it removed."""
+    return processes.remove_stale(FOLDER_PREFIX, tmp)
 
 
 class GeneratorError(RuntimeError):
@@ -70,7 +80,7 @@ class Generator:
         self.local_workers = workers
         self.expect_workers = expect_workers
         self.master_bind = master_bind
-        self._tmp = tempfile.TemporaryDirectory(prefix="queuetune-locust-")
+        self._tmp = processes.temporary_folder(FOLDER_PREFIX)
         out = str(Path(self._tmp.name) / "requests.csv")
         self.spec = LoadSpec(**{**asdict(spec), "out": out,
                                 "workers": workers or expect_workers})

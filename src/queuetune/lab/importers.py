@@ -32,10 +32,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from . import datasets
+from .quantities import ModelQuantities
+
 __all__ = ["FORMAT_VERSION", "EXPERIMENT", "RUN_FIELDS", "read_locust_history", "read_jtl",
-           "detect", "import_file"]
+           "detect", "import_file", "model_quantities"]
 
 #: The data set format written (the harness's current format).
 FORMAT_VERSION = 2
@@ -287,3 +291,56 @@ def import_file(source: str | Path, out: str | Path, *, today: str | None = None
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+# -- the models' quantities (for the report) ------------------------------------------------
+
+#: What an imported file cannot give the report, in words.
+CANNOT = (
+    "the processor time per request (s_c): the file has none, so the service time cannot be "
+    "split into processor time and waiting; the report advises no processors, threads or "
+    "pool from it (measure s_c, for instance with the lab's test page and --target)",
+    "the server's threads, queue bound and processors: not in the file, so the pool's and "
+    "the processors' ceilings and the thread-limited model are not computed",
+    "the think time: not in the file, estimated as K/X - R (the interactive response-time "
+    "law, median over the runs) and fitted",
+)
+
+
+def model_quantities(dataset: str | Path) -> ModelQuantities:
+    """The runs of an imported data set as the models see them (one group, ``"all"``): the
+    service time S is the mean response time at the fewest clients measured (an upper bound
+    of the one-client service time unless that is 1), the processor time unknown, the think
+    time estimated by the interactive response-time law."""
+    runs = datasets.load("runs", dataset)
+    load = runs[(runs["kind"] == "load") & (runs["throughput"] > 0)]
+    out = pd.DataFrame({
+        "group": "all", "run": load["run"], "clients": load["clients"],
+        "arrival_rate": math.nan, "think_time": math.nan,
+        "threads": pd.array([pd.NA] * len(load), dtype="Int64"),
+        "capacity": pd.array([pd.NA] * len(load), dtype="Int64"),
+        "processors": pd.array([pd.NA] * len(load), dtype="Int64"),
+        "connections": pd.array([pd.NA] * len(load), dtype="Int64"),
+        "throughput": load["throughput"], "response_time": load["response_time"],
+        "error_rate": load["error_rate"],
+        "valid": pd.array([pd.NA] * len(load), dtype="boolean")}).reset_index(drop=True)
+    rows = {}
+    if len(out):
+        lowest = out.loc[out["clients"].idxmin()]
+        k = int(lowest["clients"])
+        z = out["clients"] / out["throughput"] - out["response_time"]
+        think = max(float(np.median(z)), 0.0)
+        out["think_time"] = think
+        how = ("S: the one-client run's mean response time" if k == 1 else
+               f"S: the mean response time at the fewest clients measured (K = {k}), an "
+               f"upper bound of the one-client service time")
+        rows["all"] = {"S": float(lowest["response_time"]), "s_cpu": math.nan,
+                       "s_wait": math.nan, "think_time": think,
+                       "how": how + "; no processor time in the data (s_c, s_w unknown); "
+                                    "Z estimated as K/X - R (median over the runs)"}
+    service = pd.DataFrame.from_dict(rows, orient="index",
+                                     columns=["S", "s_cpu", "s_wait", "think_time", "how"])
+    left = len(runs[runs["kind"] == "load"]) - len(load)
+    return ModelQuantities(
+        runs=out, service=service, think_time_known=False, cannot=CANNOT,
+        left_out=(f"{left} load runs without a successful answer",) if left else ())

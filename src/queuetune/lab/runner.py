@@ -12,7 +12,9 @@ Ctrl-C, SIGTERM or any failure stops the server and the load and leaves the data
 every run completed so far, and a status saying where it stopped; a runner killed outright
 leaves ``running``, which ``python -m queuetune.lab repair DIR`` turns into the status that
 the stored runs show. Each run starts by removing the ``CATALINA_BASE`` folders that a killed
-runner left behind (:func:`queuetune.lab.tomcat.remove_stale_bases`).
+runner left behind (:func:`queuetune.lab.tomcat.remove_stale_bases`), and every other
+temporary folder of the lab it left, marked with its PID (the load generator's, an
+experiment's: :func:`queuetune.lab.processes.remove_stale`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import psutil
 
-from . import machine, records, tomcat, validity
+from . import machine, processes, records, tomcat, validity
 from .campaign import Campaign, Run
 from .harness import Server, Session
 from .monitor import CpuMonitor
@@ -93,6 +95,7 @@ def run_campaign(plan: Campaign, options: Options) -> Path:
     """Run every run of ``plan``; return the data set's folder."""
     preflight(plan, options)
     tomcat.remove_stale_bases()
+    processes.remove_stale(processes.LAB_PREFIX)  # the generators' and the experiments'
     experiment = plan.experiment
     directory = records.new_dataset_dir(options.out_root, plan.name, options.date)
     writer = records.DatasetWriter(directory, _metadata(plan, options), _readme,

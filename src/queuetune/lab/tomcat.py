@@ -42,17 +42,38 @@ __all__ = [
     "server_xml",
     "tomcat_version",
     "java_version",
+    "MAX_CPU_MS",
+    "MAX_WAIT_MS",
+    "MAX_HOLD_MS",
+    "DEADLINE_HEADER",
+    "with_limits",
 ]
 
 CATALINA_HOME = Path(os.environ.get("CATALINA_HOME", "/usr/share/tomcat10"))
 # Debian's tomcat10 package keeps the default configuration files here.
 _DEFAULT_CONF = CATALINA_HOME / "etc"
 APP_PAGE = "/work.jsp"
+#: Bounds of one request of the lab's test pages (the Imre experiment's work.jsp, today's
+#: today.jsp), from the campaigns' factors' ranges: the built-in campaigns ask at most 14 ms
+#: of processor time and 700 ms of waiting per request (the Imre splits), and their clients
+#: give up after at most 30 s (``checks.request_timeout_s``). A campaign may ask up to
+#: ``MAX_CPU_MS`` and ``MAX_WAIT_MS`` (about 70 and 14 times that; the campaign readers refuse
+#: more); the pages refuse a larger wait (500 before any work), stop the arithmetic of a
+#: request whose thread has used ``MAX_CPU_MS`` of processor time, and stop any request at its
+#: deadline, the client's timeout (sent in ``DEADLINE_HEADER``, in ms) or ``MAX_HOLD_MS``,
+#: whichever comes first: its client has left by then. A stopped request gets 503 with the
+#: header ``X-Queuetune-Stopped`` (``processor-time`` or ``deadline``).
+MAX_CPU_MS = 1_000
+MAX_WAIT_MS = 10_000
+MAX_HOLD_MS = 30_000
+DEADLINE_HEADER = "X-Queuetune-Deadline-Ms"
+_LIMITS = {b"@QUEUETUNE_MAX_CPU_MS@": MAX_CPU_MS, b"@QUEUETUNE_MAX_WAIT_MS@": MAX_WAIT_MS,
+           b"@QUEUETUNE_MAX_HOLD_MS@": MAX_HOLD_MS}
 REJECTED = "Executor rejected socket"
 #: The prefix of every ``CATALINA_BASE`` the lab makes, and the file that marks it as the lab's
 #: (it holds the PID of the process that made it).
 BASE_PREFIX = "queuetune-tomcat-"
-BASE_MARK = ".queuetune-lab-base"
+BASE_MARK = processes.MARK
 _INSTALL_HINT = ("install Debian's tomcat10 and openjdk-17-jre-headless "
                  "(make tomcat does it), or set CATALINA_HOME")
 
@@ -200,34 +221,20 @@ def _environment(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def with_limits(page: bytes) -> bytes:
+    """A test page with the request bounds (:data:`MAX_CPU_MS`, :data:`MAX_WAIT_MS`,
+    :data:`MAX_HOLD_MS`) written into its placeholders."""
+    for placeholder, value in _LIMITS.items():
+        if placeholder not in page:
+            raise ValueError(f"page must hold the placeholder {placeholder.decode()}")
+        page = page.replace(placeholder, str(value).encode("ascii"))
+    return page
+
+
 def remove_stale_bases(tmp: Path | None = None) -> list[Path]:
     """Remove the ``CATALINA_BASE`` folders that a killed runner left behind: those marked as
     the lab's (:data:`BASE_MARK`) whose maker no longer runs. Returns what it removed."""
-    import psutil
-
-    removed = []
-    for base in sorted(Path(tmp or tempfile.gettempdir()).glob(f"{BASE_PREFIX}*")):
-        maker = _maker(base / BASE_MARK)
-        if maker is None:
-            continue  # not marked: not ours to remove
-        if not psutil.pid_exists(maker):
-            shutil.rmtree(base, ignore_errors=True)
-            removed.append(base)
-    return removed
-
-
-def _maker(mark: Path) -> int | None:
-    """The PID written in a base's mark by :func:`write_base` (one decimal number and a new
-    line), ``None`` without a mark; a mark in any other format is refused by name."""
-    try:
-        text = mark.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    found = re.fullmatch(r"([0-9]+)\n?", text)
-    if found is None:
-        raise ValueError(f"{mark} must hold the PID of the process that made it (digits and a "
-                         f"new line), got {text[:40]!r}")
-    return int(found.group(1))
+    return processes.remove_stale(BASE_PREFIX, tmp)
 
 
 def write_base(base: Path, settings: ServerSettings, pages: dict[str, bytes] | None = None
@@ -237,7 +244,7 @@ def write_base(base: Path, settings: ServerSettings, pages: dict[str, bytes] | N
     as the lab's with the PID of this process."""
     for folder in ("conf", "logs", "temp", "work", "webapps/ROOT"):
         (base / folder).mkdir(parents=True, exist_ok=True)
-    (base / BASE_MARK).write_text(f"{os.getpid()}\n", encoding="utf-8")
+    processes.mark(base)
     for name in ("web.xml", "catalina.properties", "context.xml"):
         shutil.copyfile(_DEFAULT_CONF / name, base / "conf" / name)
     (base / "conf" / "server.xml").write_text(server_xml(settings), encoding="utf-8")

@@ -73,3 +73,58 @@ def test_only_requests_with_the_secret_do_any_work(no_leftovers):
         assert _status(f"{page}?work=not-a-number", header) == 500
         counters = server.settle()
     assert counters.rejected == 0
+
+
+def test_the_readme_says_what_is_pinned_and_that_the_runner_is_not():
+    from queuetune.lab import datasets
+
+    package = datasets.package(datasets.datasets("imre")[-1])
+    lines = [line for line in experiment.readme_lines(package) if "Pinning" in line]
+    cores = package["measurement"]["pinning"]
+    assert lines == [f"- Pinning (taskset): server on cores {cores['server_cores']}, generator "
+                     f"on cores {cores['generator_cores']}; the runner's own process (its "
+                     f"processor monitor and the clients' bookkeeping) is not pinned"]
+
+
+def test_the_pages_carry_the_request_bounds():
+    from queuetune.lab.experiments.today import experiment as today
+
+    for page in (experiment.page("s"), today.page("s", connections=3)):
+        text = page.decode()
+        assert "@QUEUETUNE_" not in text
+        assert f"MAX_CPU_NS = {tomcat.MAX_CPU_MS}L * 1_000_000L" in text
+        assert f"MAX_WAIT_US = {tomcat.MAX_WAIT_MS}L * 1_000L" in text
+        assert f"MAX_HOLD_MS = {tomcat.MAX_HOLD_MS}L" in text
+
+
+def _answer(url: str, headers: dict[str, str]) -> tuple[int, str | None]:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                    timeout=60) as answer:
+            answer.read()
+            return answer.status, answer.headers.get("X-Queuetune-Stopped")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("X-Queuetune-Stopped")
+
+
+@pytest.mark.lab
+def test_a_request_past_the_pages_bounds_is_refused_or_stopped(no_leftovers):
+    """With the secret: a wait above MAX_WAIT_MS is refused before any work; 10^11
+    iterations (about 15 min of processor time) stop once the thread has used MAX_CPU_MS; and
+    a request whose client's timeout (the deadline header) has passed stops, in the
+    arithmetic and in the wait alike, where it would otherwise run for minutes."""
+    secret = experiment.new_secret()
+    header = {experiment.SECRET_HEADER: secret}
+    settings = tomcat.ServerSettings(threads=2, queue=2, port=tomcat.free_port(), cores=(1,))
+    with tomcat.Tomcat(settings, pages={"work.jsp": experiment.page(secret)},
+                       ready_headers=header) as server:
+        page = f"{server.url}{tomcat.APP_PAGE}"
+        too_long = tomcat.MAX_WAIT_MS * 1000 + 1
+        assert _answer(f"{page}?work=0&sleep_us={too_long}", header) == (500, None)
+        huge = f"{page}?work=100000000000&sleep_us=0"
+        assert _answer(huge, header) == (503, "processor-time")
+        soon = {**header, tomcat.DEADLINE_HEADER: "200"}
+        assert _answer(huge, soon) == (503, "deadline")
+        assert _answer(f"{page}?work=0&sleep_us={tomcat.MAX_WAIT_MS * 1000}", soon) == (
+            503, "deadline")
+        assert _answer(f"{page}?work=1000&sleep_us=1000", soon) == (200, None)

@@ -74,3 +74,18 @@ def test_the_measured_runs_are_the_load_runs_with_their_response_time():
     load = models.measured(DATASET)
     assert set(load["kind"]) == {"load"}
     assert (load["response_time"] == load["r_succ"]).all()
+
+
+def test_the_report_sees_each_split_with_the_kernels_waits_left_out():
+    from queuetune.lab import datasets
+    from queuetune.lab.experiments import imre
+
+    name = "imre-tomcat-2026-11-27-2"
+    q = imre.model_quantities(name)
+    runs = models.measured(name)
+    kernel = runs["max_connections"] < runs["threads"] + runs["queue"]
+    assert kernel.any() and q.left_out[0].startswith(f"{int(kernel.sum())} load runs")
+    assert sorted(q.runs["run"]) == sorted(runs.loc[~kernel, "run"])
+    cores = datasets.metadata(name)["pinning"]["server_cores"]
+    assert (q.runs["processors"] == len(cores)).all() and q.think_time_known
+    assert q.service.loc[q.runs["group"], "S"].notna().all()

@@ -143,3 +143,31 @@ def test_the_model_chart_draws_every_configuration_and_only_valid_runs():
     assert "T = 2" in text and "T = 5" in text
     rows = [row for data in spec["datasets"].values() for row in data]
     assert sum(row["_kind"] != "curve" for row in rows) == len(table) - 1
+
+
+@pytest.mark.parametrize("dataset", ["today-virtual-2026-11-27", "today-processors-2026-11-27"])
+def test_the_report_sees_each_configuration_with_its_own_resources(dataset):
+    """Open runs with their arrival rate and no clients, virtual threads with no thread limit
+    nor queue bound, the pool where there is one; the service times of the processors level
+    measured by its one-client run; runs never steady left out, and said."""
+    from queuetune.lab.experiments import today
+
+    table = chapter.measured(dataset)
+    q = today.model_quantities(dataset)
+    steady = table[table["steady"]].reset_index(drop=True)
+    assert q.runs["run"].tolist() == steady["run"].tolist()
+    assert bool(q.left_out) == (not table["steady"].all())
+    open_ = steady["arrival_rate"] > 0
+    assert q.runs.loc[open_.to_numpy(), "clients"].isna().all()
+    assert q.runs.loc[~open_.to_numpy(), "arrival_rate"].isna().all()
+    virtual = (steady["executor"] == "virtual").to_numpy()
+    assert q.runs.loc[virtual, ["threads", "capacity"]].isna().all().all()
+    platform = q.runs[~virtual]
+    assert (platform["capacity"] == steady.loc[~virtual, "threads"].to_numpy()
+            + steady.loc[~virtual, "queue"].to_numpy()).all()
+    assert (q.runs["processors"].to_numpy() == steady["processors"].to_numpy()).all()
+    times = today.analysis.service_times(dataset).set_index("processors")
+    for group, part in q.runs.groupby("group"):
+        t = times.loc[int(part["processors"].iloc[0])]
+        assert q.service.loc[group, "s_cpu"] == pytest.approx(t["s_c"])
+        assert q.service.loc[group, "S"] == pytest.approx(t["s_c"] + t["s_w"])

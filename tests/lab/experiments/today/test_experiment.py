@@ -196,3 +196,42 @@ def test_a_server_that_failed_is_stored_with_its_cause():
         "Tomcat did not start: java.lang.UnsupportedOperationException: Java Runtime does not "
         "support virtual threads. You must use Java 21 or later to use this feature.")
     assert experiment._cause(ServerError("no answer\nwithin 90 s")) == "no answer within 90 s"
+
+
+@pytest.mark.lab
+def test_a_request_waiting_for_a_permit_past_its_deadline_is_stopped(no_leftovers):
+    """One permit, two requests asking for a 10 s wait: the one whose client gives up after
+    300 ms stops then, whether it was waiting for the permit or holding it, and the other
+    at its own deadline (3 s), instead of holding threads for 10 s or more; the permits are
+    given back (a short request is answered)."""
+    import threading
+
+    from queuetune.lab import tomcat
+
+    secret = experiment.new_secret()
+    header = {experiment.SECRET_HEADER: secret}
+    settings = tomcat.ServerSettings(threads=4, queue=4, port=tomcat.free_port(), cores=(1,))
+    with tomcat.Tomcat(settings, pages={"today.jsp": experiment.page(secret, connections=1)},
+                       ready_path=f"{experiment.PAGE}?work=0&sleep_us=0",
+                       ready_headers=header) as server:
+        page = f"{server.url}{experiment.PAGE}"
+
+        def ask(sleep_us: int, deadline_ms: int, out: list) -> None:
+            request = urllib.request.Request(
+                f"{page}?work=0&sleep_us={sleep_us}",
+                headers={**header, tomcat.DEADLINE_HEADER: str(deadline_ms)})
+            try:
+                with urllib.request.urlopen(request, timeout=60) as answer:
+                    out.append((answer.status, answer.headers.get("X-Queuetune-Stopped")))
+            except urllib.error.HTTPError as exc:
+                out.append((exc.code, exc.headers.get("X-Queuetune-Stopped")))
+
+        holder, waiter, short = [], [], []
+        first = threading.Thread(target=ask, args=(tomcat.MAX_WAIT_MS * 1000, 3000, holder))
+        first.start()
+        # whichever gets the permit first: the other waits for it, each stops at its deadline
+        ask(tomcat.MAX_WAIT_MS * 1000, 300, waiter)
+        first.join(timeout=60)
+        ask(1000, 3000, short)
+    assert waiter == [(503, "deadline")] and holder == [(503, "deadline")]
+    assert short == [(200, None)]

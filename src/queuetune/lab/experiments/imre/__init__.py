@@ -10,6 +10,7 @@
 from .experiment import (
     FACTORS,
     NAME,
+    PAGE,
     TABLES,
     TITLE,
     before_campaign,
@@ -26,7 +27,8 @@ from .experiment import (
     schedule,
     server,
 )
+from .models import model_quantities
 
-__all__ = ["FACTORS", "NAME", "TABLES", "TITLE", "before_campaign", "describe",
-           "estimated_seconds", "locustfile", "measure", "new_secret", "page",
+__all__ = ["FACTORS", "NAME", "PAGE", "TABLES", "TITLE", "before_campaign", "describe",
+           "estimated_seconds", "locustfile", "measure", "model_quantities", "new_secret", "page",
            "parse_settings", "preflight", "prepare", "readme_lines", "schedule", "server"]

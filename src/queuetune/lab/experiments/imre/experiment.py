@@ -38,6 +38,10 @@ from ...harness import Measured, Server, Session
 from ...monitor import CpuMonitor
 from ...tomcat import (
     APP_PAGE,
+    DEADLINE_HEADER,
+    MAX_CPU_MS,
+    MAX_HOLD_MS,
+    MAX_WAIT_MS,
     ServerError,
     ServerSettings,
     Tomcat,
@@ -45,16 +49,19 @@ from ...tomcat import (
     java_version,
     require_free_port,
     tomcat_version,
+    with_limits,
 )
 from .tables import TABLES
 
 __all__ = ["NAME", "TITLE", "FACTORS", "TABLES", "Settings", "parse_settings", "schedule",
            "estimated_seconds", "describe", "readme_lines", "preflight", "before_campaign",
-           "server", "prepare", "measure", "page", "SECRET_HEADER", "locustfile"]
+           "server", "prepare", "measure", "page", "SECRET_HEADER", "PAGE", "locustfile"]
 
 NAME = "imre"
 TITLE = "The Imre et al. experiment: thread pool x connection queue x clients on Tomcat"
 SECRET_HEADER = "X-Queuetune-Secret"
+#: The path of the test page, as the runner asks for it (``webapp`` writes the page there).
+PAGE = APP_PAGE
 _PLACEHOLDER = b"@QUEUETUNE_SECRET@"
 
 # Iterations of the arithmetic used to calibrate (about 10 ms on a 2020s x86 core).
@@ -78,7 +85,7 @@ def page(secret: str) -> bytes:
     if not secret or not secret.isascii() or not secret.replace("-", "").replace("_", "").isalnum():
         raise ValueError("secret must be a non-empty string of letters, digits, '-' and '_'")
     text = (resources.files(__package__) / "app" / "work.jsp").read_bytes()
-    return text.replace(_PLACEHOLDER, secret.encode("ascii"))
+    return with_limits(text.replace(_PLACEHOLDER, secret.encode("ascii")))
 
 
 def new_secret() -> str:
@@ -186,10 +193,11 @@ def _splits(value: Any) -> tuple[Split, ...]:
         if not isinstance(item, Mapping):
             raise ValueError(f"{key} must be a table with name, cpu_ms and sleep_ms")
         only(item, ("name", "cpu_ms", "sleep_ms"), key)
-        cpu = real(get(item, "cpu_ms", key), f"{key}.cpu_ms", low=0.0, high=60_000.0,
+        # bounded as the test page bounds a request (queuetune.lab.tomcat.MAX_CPU_MS...)
+        cpu = real(get(item, "cpu_ms", key), f"{key}.cpu_ms", low=0.0, high=MAX_CPU_MS,
                    unit="ms")
-        sleep = real(get(item, "sleep_ms", key), f"{key}.sleep_ms", low=0.0, high=60_000.0,
-                     unit="ms")
+        sleep = real(get(item, "sleep_ms", key), f"{key}.sleep_ms", low=0.0,
+                     high=MAX_WAIT_MS, unit="ms")
         if cpu + sleep <= 0:
             raise ValueError(f"{key}: cpu_ms + sleep_ms must be > 0, got {cpu + sleep:g}")
         splits.append(Split(name_of(get(item, "name", key), f"{key}.name"), cpu, sleep))
@@ -264,7 +272,8 @@ def _checks(table: Mapping[str, Any]) -> Checks:
         lag_p99_max_ms=real(get(table, "lag_p99_max_ms", "checks"), "checks.lag_p99_max_ms",
                             low=0.0, high=math.inf, low_open=True, unit="ms"),
         request_timeout_s=real(get(table, "request_timeout_s", "checks"),
-                               "checks.request_timeout_s", low=0.0, high=3600.0,
+                               "checks.request_timeout_s", low=0.0,
+                               high=MAX_HOLD_MS / 1000,
                                low_open=True, unit="s"),
     )
 
@@ -400,8 +409,9 @@ def describe(plan: Campaign, options: Any) -> dict[str, Any]:
     started = options.target is None
     return {
         "server": ("Apache Tomcat started by the runner on 127.0.0.1" if started else
-                   f"a server started by the user at {options.target} (its settings are as "
-                   f"declared in the campaign file, not applied by the runner)"),
+                   f"a server started by the user at {options.target} (its threads, queue "
+                   f"and maxConnections are unknown to the runner: runs.csv leaves them "
+                   f"empty; the campaign file's levels were not applied)"),
         "load_generator": f"Locust ({distributed})",
         "pinning": {"server_cores": list(s.server_cores) if started else [],
                     "generator_cores": list(s.generator_cores), "tool": "taskset"},
@@ -435,8 +445,9 @@ def readme_lines(metadata: dict) -> list[str]:
         f"- JVM options: `{' '.join(m['jvm_options']) or 'not set by the runner'}`",
         f"- Load generator: {m['load_generator']}, Locust {machine_['locust']} "
         f"(geventhttpclient {machine_['geventhttpclient']}), Python {machine_['python']}",
-        f"- Pinning (taskset): server on cores {server_cores}, generator and runner on "
-        f"cores {m['pinning']['generator_cores']}",
+        f"- Pinning (taskset): server on cores {server_cores}, generator on cores "
+        f"{m['pinning']['generator_cores']}; the runner's own process (its processor monitor "
+        f"and the clients' bookkeeping) is not pinned",
         "- Kernel settings: " + ", ".join(f"{k} = {v}" for k, v in machine_["sysctl"].items()),
     ]
     if "work_per_ms" in m:
@@ -579,7 +590,8 @@ def _spec(session: Session, run: Run, work: int) -> LoadSpec:
         warmup_s=1.0 if one else timing.warmup_s,
         measure_s=timing.one_client_s if one else timing.measure_s,
         timeout_s=settings.checks.request_timeout_s, keep_alive=settings.keep_alive,
-        headers={SECRET_HEADER: session.state["secret"]})
+        headers={SECRET_HEADER: session.state["secret"],
+                 DEADLINE_HEADER: str(round(settings.checks.request_timeout_s * 1000))})
 
 
 def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) -> Measured:
@@ -606,6 +618,8 @@ def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) ->
     window = (meta["t0_epoch"] + spec.ramp_s + spec.warmup_s, meta["t0_epoch"] + spec.stop_s)
     row, failed = _run_row(settings, run, split, work, spec, rows, meta, counters, monitor,
                            window, seconds)
+    if opts.target is not None:  # the user's server: its pool and queue are not the design's
+        row.update(threads=None, queue=None, max_connections=None, capacity=None)
     return Measured(row=row, window=window, refused_seen=row["closed"],
                     connection_errors=row["other_errors"], tables={"requests": rows},
                     failed_checks=failed)

@@ -21,9 +21,12 @@ import pandas as pd
 
 from .... import fit as qfit
 from ....models import mm1bk, thread_pool
+from ...datasets import metadata
+from ...quantities import ModelQuantities
 from . import analysis
 
-__all__ = ["measured", "service", "predict", "fit_split", "compare_split"]
+__all__ = ["measured", "service", "predict", "fit_split", "compare_split",
+           "model_quantities"]
 
 #: What the models are compared on, as named in the fits.
 QUANTITIES = ("response_time", "throughput")
@@ -44,6 +47,48 @@ def service(dataset: str | Path) -> pd.DataFrame:
     out = pd.DataFrame({"S": one["measured_s"], "s_cpu": one["server_cpu_s"]})
     out["s_wait"] = (out["S"] - out["s_cpu"]).clip(lower=0.0)
     return out
+
+
+def model_quantities(dataset: str | Path) -> ModelQuantities:
+    """The load runs as the report's models see them (:mod:`queuetune.lab.quantities`): one
+    group per split; B = min(threads + queue, maxConnections); the processors are the cores
+    the server was pinned to; the think time is the campaign's. Runs whose maxConnections is
+    below threads + queue are left out: their connections wait in the kernel, which neither
+    model describes. A server the user started (``--target``) has no known processors; its
+    threads and queue are unknown in data sets that record them so (empty)."""
+    runs = measured(dataset)
+    cores = (metadata(dataset).get("pinning") or {}).get("server_cores") or []
+    # (capacity is already min(threads + queue, maxConnections): compare with the pool's own)
+    kernel = (runs["max_connections"] < runs["threads"] + runs["queue"]).fillna(False
+                                                                             ).astype(bool)
+    kept = runs[~kernel]
+    out = pd.DataFrame({
+        "group": kept["split"].astype(str), "run": kept["run"], "clients": kept["clients"],
+        "arrival_rate": np.nan, "think_time": kept["think_s"].astype(float),
+        "threads": kept["threads"].astype("Int64"), "capacity": kept["capacity"].astype("Int64"),
+        "processors": pd.array([len(cores) or pd.NA] * len(kept), dtype="Int64"),
+        "connections": pd.array([pd.NA] * len(kept), dtype="Int64"),
+        "throughput": kept["throughput"], "response_time": kept["response_time"],
+        "error_rate": kept["error_rate"], "valid": kept["valid"].astype("boolean")})
+    svc = service(dataset)
+    svc.index = svc.index.astype(str)
+    every = analysis.runs_of(dataset)
+    svc["think_time"] = float(every["think_s"].iloc[0])
+    svc["how"] = ("S: one client's mean response time; s_c: processor time of the answering "
+                  "thread; Z: the campaign's think time")
+    cannot = []
+    if not cores:
+        cannot.append("the server's processors: a server the user started (--target), not "
+                      "pinned by the runner (pass --processors)")
+    if kept["threads"].isna().any():
+        cannot.append("the server's threads and queue: a server the user started "
+                      "(--target) does not say them, so the pool's ceiling and the "
+                      "thread-limited model are not computed")
+    left = ((f"{int(kernel.sum())} load runs whose maxConnections is below threads + queue "
+             f"(their connections wait in the kernel, which neither model describes)",)
+            if kernel.any() else ())
+    return ModelQuantities(runs=out.reset_index(drop=True), service=svc,
+                           think_time_known=True, cannot=tuple(cannot), left_out=left)
 
 
 def predict(runs: pd.DataFrame, services: pd.DataFrame, think_time: float) -> pd.DataFrame:

@@ -15,7 +15,9 @@ TABLES: dict[str, Table] = {
         Field("cpu_ms", "number", "Processor time of the arithmetic asked for", "ms"),
         Field("sleep_ms", "number", "Waiting (sleep) asked for, after the arithmetic", "ms"),
         Field("work", "integer", "Iterations of the arithmetic loop sent with each request"),
-        Field("threads", "integer", "Tomcat Executor maxThreads: the thread pool"),
+        Field("threads", "integer", "Tomcat Executor maxThreads: the thread pool (empty: "
+                                    "unknown, a server the user started, --target; so are "
+                                    "queue, max_connections and capacity)"),
         Field("queue", "integer", "Tomcat Executor maxQueueSize: requests that may wait for "
                                   "a thread (the connection queue)"),
         Field("max_connections", "integer", "Tomcat Connector maxConnections: connections "

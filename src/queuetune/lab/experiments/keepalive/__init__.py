@@ -10,6 +10,7 @@ sockets left in ``TIME_WAIT`` on each side.
 * :mod:`.experiment` - what the runner asks of it: factors, settings, server, load, summary;
 * :mod:`.server_config` - its Tomcat (``server.xml``, the page, the TLS certificate);
 * :mod:`.locust_clients` - its clients; :mod:`.summary` - how a run is summarized;
+* :mod:`.quantities` - its runs as the report's models see them;
 * :mod:`.tables` - its data set's tables; ``campaigns/`` - its campaign files
   (``keepalive``, ``keepalive-smoke``).
 
@@ -34,7 +35,8 @@ from .experiment import (
     schedule,
     server,
 )
+from .quantities import model_quantities
 
 __all__ = ["FACTORS", "NAME", "TABLES", "TITLE", "describe", "estimated_seconds", "locustfile",
-           "measure", "parse_settings", "preflight", "prepare", "readme_lines", "schedule",
-           "server"]
+           "measure", "model_quantities", "parse_settings", "preflight", "prepare", "readme_lines",
+           "schedule", "server"]

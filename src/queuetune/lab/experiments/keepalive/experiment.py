@@ -17,7 +17,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
@@ -340,7 +339,7 @@ def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) ->
     before = count_time_wait(port, tomcat.settings.address)
     answered_before = tomcat.answered_on(port)
     with session.progress(f"{_label(run)}, {run['clients']} clients"), \
-            tempfile.TemporaryDirectory(prefix="queuetune-keepalive-") as tmp:
+            processes.temporary_folder("queuetune-keepalive-") as tmp:
         out, meta = _run_locust(s, run, tomcat, Path(tmp), monitor)
         after = count_time_wait(port, tomcat.settings.address)
         rows = pd.read_csv(out, keep_default_na=False, na_values=[""],

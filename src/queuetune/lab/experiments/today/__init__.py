@@ -11,9 +11,11 @@ virtual threads, on Tomcat.
   and fitted, its error by regime, the sizing's advice).
 """
 
+from .chapter import model_quantities
 from .experiment import (
     FACTORS,
     NAME,
+    PAGE,
     TABLES,
     TITLE,
     describe,
@@ -30,6 +32,6 @@ from .experiment import (
     server,
 )
 
-__all__ = ["FACTORS", "NAME", "TABLES", "TITLE", "describe", "estimated_seconds",
-           "locustfile", "measure", "new_secret", "page", "parse_settings", "preflight",
-           "prepare", "readme_lines", "schedule", "server"]
+__all__ = ["FACTORS", "NAME", "PAGE", "TABLES", "TITLE", "describe", "estimated_seconds",
+           "locustfile", "measure", "model_quantities", "new_secret", "page", "parse_settings",
+           "preflight", "prepare", "readme_lines", "schedule", "server"]

@@ -19,13 +19,14 @@ from scipy import optimize
 
 from .... import charts, sizing
 from ... import datasets
+from ...quantities import ModelQuantities
 from ...regimes import errors_by_regime
 from . import analysis
 
 __all__ = ["FACTORS", "KEEP_UP", "EXPECTED_REFUSED", "measured", "thread_time",
            "load_column", "invalid", "fit_times", "model_values", "errors", "by_regime",
            "curves", "advice", "setup", "error_text", "errors_shown", "advice_shown",
-           "model_chart", "PREDICTED", "FITTED"]
+           "model_chart", "PREDICTED", "FITTED", "model_quantities"]
 
 #: The names of the model's two sets of service times in the chapter's tables and charts.
 PREDICTED, FITTED = "predicted from one client", "fitted"
@@ -71,6 +72,60 @@ def measured(dataset: str | Path) -> pd.DataFrame:
     table = table.join(runs, on="run")
     table["steady"] = _steady(table)
     return table
+
+
+def model_quantities(dataset: str | Path) -> ModelQuantities:
+    """The load runs as the report's models see them (:mod:`queuetune.lab.quantities`): one
+    group per configuration (:func:`measured`), its service time from the one-client run of
+    its processors level (:func:`analysis.service_times`); B = threads + queue on platform
+    threads, unknown on virtual threads (no queue bound); the pool held during the wait;
+    closed loops with the campaign's think time, open runs with their arrival rate. Open runs
+    still filling their queue through the window (not steady) are left out."""
+    table = measured(dataset)
+    open_ = table["arrival_rate"] > 0
+    platform = table["executor"] == "platform"
+    steady = table["steady"].astype(bool)
+    kept = table[steady]
+    nothing = pd.array([pd.NA] * len(kept), dtype="Int64")
+    runs = pd.DataFrame({
+        "group": kept["configuration"], "run": kept["run"],
+        "clients": pd.array(kept["clients"].where(~open_[steady]), dtype="Int64"),
+        "arrival_rate": kept["arrival_rate"].where(open_[steady], np.nan).astype(float),
+        "think_time": kept["think_s"].where(~open_[steady], np.nan).astype(float),
+        "threads": pd.array(kept["threads"].where(platform[steady]), dtype="Int64"),
+        "capacity": pd.array((kept["threads"] + kept["queue"]).where(platform[steady]),
+                             dtype="Int64"),
+        "processors": pd.array(kept["processors"], dtype="Int64"),
+        "connections": pd.array(kept["pool"].where(kept["pool"] > 0), dtype="Int64")
+        if len(kept) else nothing,
+        "throughput": kept["throughput"], "response_time": kept["response_time"],
+        "error_rate": kept["error_rate"], "valid": kept["valid"].astype("boolean")})
+    times = analysis.service_times(dataset).set_index("processors")
+    rows = {}
+    for group, part in kept.groupby("configuration", sort=False):
+        t = times.loc[part["processors"].iloc[0]]
+        closed = part[part["arrival_rate"] <= 0]
+        rows[group] = {"S": float(t["s_c"] + t["s_w"]), "s_cpu": float(t["s_c"]),
+                       "s_wait": float(t["s_w"]),
+                       "think_time": float(closed["think_s"].iloc[0]) if len(closed)
+                       else np.nan,
+                       "how": f"S, s_c, s_w: {t['source']} of p = {part['processors'].iloc[0]}"
+                              f"; Z: the campaign's think time (closed loop)"}
+    service = pd.DataFrame.from_dict(rows, orient="index",
+                                     columns=["S", "s_cpu", "s_wait", "think_time", "how"])
+    cannot = []
+    if open_.any():
+        cannot.append("fits of open runs (arrivals at a rate): the report's fits are of "
+                      "closed loops of clients; the chapter Today's server fits the open "
+                      "thread-pool model to them")
+    if (~platform).any():
+        cannot.append("the thread-limited model on virtual threads: they have no thread "
+                      "limit, and no queue bound (B) short of maxConnections")
+    left = int((~steady).sum())
+    left_out = ((f"{left} open runs whose queue still grew through the window (never "
+                 f"steady; the models describe a steady state)",) if left else ())
+    return ModelQuantities(runs=runs.reset_index(drop=True), service=service,
+                           think_time_known=True, cannot=tuple(cannot), left_out=left_out)
 
 
 def _steady(table: pd.DataFrame) -> np.ndarray:

@@ -39,6 +39,10 @@ from ...monitor import CpuMonitor
 from ...records import runner_fields
 from ...tomcat import (
     BASE_PREFIX,
+    DEADLINE_HEADER,
+    MAX_CPU_MS,
+    MAX_HOLD_MS,
+    MAX_WAIT_MS,
     ServerError,
     ServerSettings,
     Tomcat,
@@ -48,6 +52,7 @@ from ...tomcat import (
     require_free_port,
     server_xml,
     tomcat_version,
+    with_limits,
     write_base,
 )
 from .tables import TABLES
@@ -81,7 +86,8 @@ def page(secret: str, *, connections: int = 0) -> bytes:
         raise ValueError("secret must be a non-empty string of letters, digits, '-' and '_'")
     permits = integer(connections, "connections", low=0, high=100_000)
     text = (resources.files(__package__) / "app" / "today.jsp").read_bytes()
-    return text.replace(_SECRET, secret.encode("ascii")).replace(_POOL, str(permits).encode())
+    return with_limits(text.replace(_SECRET, secret.encode("ascii")).replace(
+        _POOL, str(permits).encode()))
 
 
 def new_secret() -> str:
@@ -160,8 +166,8 @@ def _keys(table: Mapping[str, Any], cls: type, section: str) -> None:
     only(table, tuple(f.name for f in fields(cls)), f"[{section}]")
 
 
-def _ms(table: Mapping[str, Any], key: str, section: str) -> float:
-    return real(get(table, key, section), f"{section}.{key}", low=0.0, high=60_000.0, unit="ms")
+def _ms(table: Mapping[str, Any], key: str, section: str, *, high: float) -> float:
+    return real(get(table, key, section), f"{section}.{key}", low=0.0, high=high, unit="ms")
 
 
 def _seconds(table: Mapping[str, Any], key: str, section: str, *, open_low: bool = False
@@ -179,8 +185,9 @@ def _flag(table: Mapping[str, Any], key: str, section: str) -> bool:
 
 def _workload(table: Mapping[str, Any]) -> Workload:
     _keys(table, Workload, "workload")
-    work = Workload(cpu_ms=_ms(table, "cpu_ms", "workload"),
-                    wait_ms=_ms(table, "wait_ms", "workload"),
+    # bounded as the test page bounds a request (queuetune.lab.tomcat.MAX_CPU_MS...)
+    work = Workload(cpu_ms=_ms(table, "cpu_ms", "workload", high=MAX_CPU_MS),
+                    wait_ms=_ms(table, "wait_ms", "workload", high=MAX_WAIT_MS),
                     response_bytes=integer(get(table, "response_bytes", "workload"),
                                            "workload.response_bytes", low=100,
                                            high=10_000_000, unit="bytes"),
@@ -245,7 +252,9 @@ def _checks(table: Mapping[str, Any]) -> Checks:
         lateness_p99_max_ms=real(get(table, "lateness_p99_max_ms", "checks"),
                                  "checks.lateness_p99_max_ms", low=0.0, high=math.inf,
                                  low_open=True, unit="ms"),
-        request_timeout_s=_seconds(table, "request_timeout_s", "checks", open_low=True))
+        request_timeout_s=real(get(table, "request_timeout_s", "checks"),
+                               "checks.request_timeout_s", low=0.0, high=MAX_HOLD_MS / 1000,
+                               low_open=True, unit="s"))
 
 
 # -- factors --------------------------------------------------------------------------------
@@ -635,7 +644,8 @@ def _spec(session: Session, run: Run) -> LoadSpec:
         warmup_s=1.0 if one else timing.warmup_s,
         measure_s=timing.one_client_s if one else timing.measure_s,
         timeout_s=settings.checks.request_timeout_s, keep_alive=work.keep_alive,
-        headers={SECRET_HEADER: session.state["secret"]})
+        headers={SECRET_HEADER: session.state["secret"],
+                 DEADLINE_HEADER: str(round(settings.checks.request_timeout_s * 1000))})
 
 
 def _levels_row(session: Session, run: Run) -> dict[str, Any]:

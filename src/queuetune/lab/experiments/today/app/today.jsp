@@ -10,6 +10,14 @@
   sleep_us  the wait phase, in microseconds, spent holding a permit (after waiting for one)
   bytes     size of the answer
 
+  Bounds (queuetune.lab.tomcat: MAX_CPU_MS, MAX_WAIT_MS, MAX_HOLD_MS, written in when the page
+  is made): a larger sleep_us is refused; the arithmetic stops once the thread has used
+  MAX_CPU_MS of processor time (where the JVM measures it: not on a virtual thread, which
+  only the deadline bounds); the request, the wait for a permit included, stops at its
+  deadline, the client's timeout (header X-Queuetune-Deadline-Ms, in ms: the client has left
+  by then) or MAX_HOLD_MS. A stopped request gets 503 and the header X-Queuetune-Stopped
+  (processor-time or deadline).
+
   Headers of the answer: X-Queuetune-Cpu-Us (processor time of the request's thread, -1 when
   the JVM cannot measure it, as for a virtual thread), X-Queuetune-Permit-Wait-Us (time spent
   waiting for a permit, measured apart from the rest), X-Queuetune-Virtual (1 when the request
@@ -29,6 +37,35 @@
     // fair: permits go to the waiting requests in the order they asked (as HikariCP's
     // handoff queue serves waiting borrowers)
     private static final Semaphore POOL = PERMITS > 0 ? new Semaphore(PERMITS, true) : null;
+
+    private static final long MAX_CPU_NS = @QUEUETUNE_MAX_CPU_MS@L * 1_000_000L;
+    private static final long MAX_WAIT_US = @QUEUETUNE_MAX_WAIT_MS@L * 1_000L;
+    private static final long MAX_HOLD_MS = @QUEUETUNE_MAX_HOLD_MS@L;
+
+    // When the request must stop: its client's timeout (header X-Queuetune-Deadline-Ms, the
+    // client has left by then) or MAX_HOLD_MS, whichever is sooner, from ``started``.
+    private static long deadline(jakarta.servlet.http.HttpServletRequest request, long started) {
+        long holdMs = MAX_HOLD_MS;
+        String given = request.getHeader("X-Queuetune-Deadline-Ms");
+        if (given != null) {
+            holdMs = Math.max(0L, Math.min(MAX_HOLD_MS, Long.parseLong(given.trim())));
+        }
+        return started + holdMs * 1_000_000L;
+    }
+
+    // Sleeps sleepUs microseconds, or until the deadline if that comes first (then false).
+    private static boolean sleepUntil(long sleepUs, long deadline) throws InterruptedException {
+        long wake = System.nanoTime() + sleepUs * 1000L;
+        if (wake - deadline <= 0) {
+            Thread.sleep(sleepUs / 1000, (int) (sleepUs % 1000) * 1000);
+            return true;
+        }
+        long ns = deadline - System.nanoTime();
+        if (ns > 0) {
+            Thread.sleep(ns / 1_000_000L, (int) (ns % 1_000_000L));
+        }
+        return false;
+    }
 
     private static boolean allowed(jakarta.servlet.http.HttpServletRequest request) {
         String given = request.getHeader("X-Queuetune-Secret");
@@ -63,32 +100,58 @@
         response.sendError(403, "this test page needs its secret; remove it after measuring");
         return;
     }
+    long started = System.nanoTime();
     long cpuStart = THREADS.getCurrentThreadCpuTime();
     long iterations = parameter(request, "work", 0L, 100_000_000_000L);
-    long sleepUs = parameter(request, "sleep_us", 0L, 600_000_000L);
+    long sleepUs = parameter(request, "sleep_us", 0L, MAX_WAIT_US);
+    long deadline = deadline(request, started);
     long size = parameter(request, "bytes", 2048L, 10_000_000L);
 
     // A dependent chain of square roots: it cannot be vectorized or skipped, and its result
     // goes into the answer so that the JIT cannot drop it.
+    // Every 65,536 iterations (about half a millisecond) it checks its bounds: the deadline,
+    // and the processor time its thread has used (where the JVM measures it).
+    String stopped = null;
     double x = 1.0;
     for (long i = 0; i < iterations; i++) {
         x = Math.sqrt(x + i) * 1.0000001;
+        if ((i & 0xFFFF) == 0xFFFF) {
+            if (System.nanoTime() - deadline > 0) {
+                stopped = "deadline";
+                break;
+            }
+            long cpuNow = cpuStart >= 0 ? THREADS.getCurrentThreadCpuTime() : -1;
+            if (cpuNow >= 0 && cpuNow - cpuStart > MAX_CPU_NS) {
+                stopped = "processor-time";
+                break;
+            }
+        }
     }
     long cpuEnd = THREADS.getCurrentThreadCpuTime();
     long waitNs = 0;
-    if (POOL != null) {
+    boolean held = false;
+    if (stopped == null && POOL != null) {
         long asked = System.nanoTime();
-        POOL.acquire();
+        held = POOL.tryAcquire(Math.max(0L, deadline - asked),
+                               java.util.concurrent.TimeUnit.NANOSECONDS);
         waitNs = System.nanoTime() - asked;
+        if (!held) {
+            stopped = "deadline";
+        }
     }
     try {
-        if (sleepUs > 0) {
-            Thread.sleep(sleepUs / 1000, (int) (sleepUs % 1000) * 1000);
+        if (stopped == null && sleepUs > 0 && !sleepUntil(sleepUs, deadline)) {
+            stopped = "deadline";
         }
     } finally {
-        if (POOL != null) {
+        if (held) {
             POOL.release();
         }
+    }
+    if (stopped != null) {
+        response.setHeader("X-Queuetune-Stopped", stopped);
+        response.sendError(503, "stopped at the page's bound: " + stopped);
+        return;
     }
     boolean measurable = cpuStart >= 0 && cpuEnd >= 0;
     response.setHeader("X-Queuetune-Cpu-Us", Long.toString(measurable ? (cpuEnd - cpuStart) / 1000 : -1));
