@@ -48,8 +48,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["KEYS", "MAX_CONNECTIONS", "Numbers", "from_sizing", "pool", "proxy_idle_seconds",
-           "queue", "texts"]
+__all__ = ["JAVA_INT_MAX", "KEYS", "MAX_CONNECTIONS", "Numbers", "from_sizing",
+           "max_connections", "pool", "proxy_idle_seconds", "queue", "texts"]
 
 #: The snippets, in the order the page and the command line show them.
 KEYS = ("tomcat", "spring", "hikari", "sysctl", "nginx", "virtual_tomcat", "virtual_spring")
@@ -57,6 +57,9 @@ KEYS = ("tomcat", "spring", "hikari", "sysctl", "nginx", "virtual_tomcat", "virt
 MAX_CONNECTIONS = 8192
 #: Tomcat's acceptCount default, and the backlog it asks the kernel for.
 ACCEPT_COUNT = 100
+#: The largest value of Tomcat's int attributes (Java's Integer.MAX_VALUE, maxQueueSize's
+#: default: no bound in practice).
+JAVA_INT_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -99,8 +102,15 @@ def from_sizing(result) -> Numbers:
 
 
 def queue(n: Numbers) -> int:
-    """``maxQueueSize``: ``B - T``, and at least 1 (0 fails at start, or is ignored)."""
-    return max(1, n.capacity - n.threads)
+    """``maxQueueSize``: ``B - T``, at least 1 (0 fails at start, or is ignored) and at most
+    :data:`JAVA_INT_MAX` (a Java int)."""
+    return min(JAVA_INT_MAX, max(1, n.capacity - n.threads))
+
+
+def max_connections(n: Numbers) -> int:
+    """``maxConnections`` with platform threads: Tomcat's default, or B if larger (a Java
+    int at most)."""
+    return min(JAVA_INT_MAX, max(MAX_CONNECTIONS, n.capacity))
 
 
 def pool(n: Numbers) -> int | None:
@@ -126,6 +136,8 @@ def _read_timeout(n: Numbers) -> int:
 
 
 def _queue_note(n: Numbers) -> str:
+    if n.capacity - n.threads > JAVA_INT_MAX:
+        return f"{queue(n)} may wait for a thread, the most Tomcat takes"
     if n.capacity > n.threads:
         return f"{n.capacity - n.threads} may wait for a thread"
     return (f"no queue is wanted, but maxQueueSize must be at least 1 (0 fails at start), so "
@@ -155,7 +167,7 @@ def tomcat(n: Numbers) -> str:
         "<!-- maxConnections counts connections, idle keep-alive ones included, and refuses "
         "none: keep it large; the Executor bounds B -->\n"
         "<Connector port=\"8080\" protocol=\"HTTP/1.1\" executor=\"tomcatThreadPool\"\n"
-        f"           maxConnections=\"{max(MAX_CONNECTIONS, n.capacity)}\" "
+        f"           maxConnections=\"{max_connections(n)}\" "
         f"acceptCount=\"{ACCEPT_COUNT}\"\n"
         f"           connectionTimeout=\"20000\" keepAliveTimeout=\"{keep_ms}\"\n"
         "           maxKeepAliveRequests=\"1000\"/>")
@@ -174,7 +186,7 @@ def spring(n: Numbers) -> str:
         "(Spring Boot 3.3.0+; 0 would be ignored)",
         f"server.tomcat.threads.max-queue-capacity={queue(n)}",
         "# connections, idle keep-alive ones included: keep it large (Spring Boot 1.5+)",
-        f"server.tomcat.max-connections={max(MAX_CONNECTIONS, n.capacity)}",
+        f"server.tomcat.max-connections={max_connections(n)}",
         "# (Spring Boot 1.5+)",
         f"server.tomcat.accept-count={ACCEPT_COUNT}",
         "# longer than the proxy's idle timeout (Spring Boot 2.5.0+)",
@@ -239,13 +251,15 @@ def virtual_tomcat(n: Numbers) -> str:
              if pool(n) is not None else "the processors, not the threads, limit what runs")
     return (
         "<!-- Virtual threads (Java 21 or later; Tomcat 10.1, 11.0): maxThreads and\n"
-        "     maxQueueSize are not used, every request gets a thread; " + limit + ".\n"
+        "     maxQueueSize are not used, every request gets a thread:\n"
+        "     " + limit + ".\n"
         "     maxConnections is the only bound left: it counts connections (idle keep-alive\n"
         "     ones included), not requests, and refuses none: a connection over it waits in\n"
         f"     the kernel's backlog. At B = {n.capacity} it bounds the admitted requests only\n"
         "     while each connection carries one request at a time; to refuse, limit in front. -->\n"
         "<Connector port=\"8080\" protocol=\"HTTP/1.1\" useVirtualThreads=\"true\"\n"
-        f"           maxConnections=\"{n.capacity}\" acceptCount=\"{ACCEPT_COUNT}\"\n"
+        f"           maxConnections=\"{min(JAVA_INT_MAX, n.capacity)}\" "
+        f"acceptCount=\"{ACCEPT_COUNT}\"\n"
         f"           connectionTimeout=\"20000\" keepAliveTimeout=\"{1000 * n.keep_alive_s}\"/>")
 
 
@@ -254,7 +268,7 @@ def virtual_spring(n: Numbers) -> str:
     return ("# virtual threads: Spring Boot 3.2.0 or later, on Java 21 or later\n"
             "spring.threads.virtual.enabled=true\n"
             "# connections, not requests: the only bound left (Spring Boot 1.5+)\n"
-            f"server.tomcat.max-connections={n.capacity}")
+            f"server.tomcat.max-connections={min(JAVA_INT_MAX, n.capacity)}")
 
 
 def texts(n: Numbers) -> dict[str, str]:

@@ -7,9 +7,13 @@
   "use strict";
   var KEYS = ["tomcat", "spring", "hikari", "sysctl", "nginx", "virtual_tomcat",
               "virtual_spring"];
-  var MAX_CONNECTIONS = 8192, ACCEPT_COUNT = 100;
+  var MAX_CONNECTIONS = 8192, ACCEPT_COUNT = 100, JAVA_INT_MAX = 2147483647;
 
-  function queue(n) { return Math.max(1, n.capacity - n.threads); }
+  function queue(n) { return Math.min(JAVA_INT_MAX, Math.max(1, n.capacity - n.threads)); }
+
+  function maxConnections(n) {
+    return Math.min(JAVA_INT_MAX, Math.max(MAX_CONNECTIONS, n.capacity));
+  }
 
   function pool(n) {
     if (n.connections === null) return null;
@@ -27,6 +31,9 @@
   function readTimeout(n) { return Math.max(1, Math.ceil(3 * n.max_response_time)); }
 
   function queueNote(n) {
+    if (n.capacity - n.threads > JAVA_INT_MAX) {
+      return queue(n) + " may wait for a thread, the most Tomcat takes";
+    }
     if (n.capacity > n.threads) return (n.capacity - n.threads) + " may wait for a thread";
     return "no queue is wanted, but maxQueueSize must be at least 1 (0 fails at start), so " +
       "B is " + (n.threads + 1);
@@ -53,7 +60,7 @@
       "<!-- maxConnections counts connections, idle keep-alive ones included, and refuses " +
       "none: keep it large; the Executor bounds B -->\n" +
       "<Connector port=\"8080\" protocol=\"HTTP/1.1\" executor=\"tomcatThreadPool\"\n" +
-      "           maxConnections=\"" + Math.max(MAX_CONNECTIONS, n.capacity) + "\" " +
+      "           maxConnections=\"" + maxConnections(n) + "\" " +
       "acceptCount=\"" + ACCEPT_COUNT + "\"\n" +
       "           connectionTimeout=\"20000\" keepAliveTimeout=\"" + 1000 * n.keep_alive_s +
       "\"\n" +
@@ -70,7 +77,7 @@
         " admitted (Spring Boot 3.3.0+; 0 would be ignored)",
       "server.tomcat.threads.max-queue-capacity=" + queue(n),
       "# connections, idle keep-alive ones included: keep it large (Spring Boot 1.5+)",
-      "server.tomcat.max-connections=" + Math.max(MAX_CONNECTIONS, n.capacity),
+      "server.tomcat.max-connections=" + maxConnections(n),
       "# (Spring Boot 1.5+)",
       "server.tomcat.accept-count=" + ACCEPT_COUNT,
       "# longer than the proxy's idle timeout (Spring Boot 2.5.0+)",
@@ -128,7 +135,8 @@
       ? "the database pool, not the threads, limits what runs at once"
       : "the processors, not the threads, limit what runs";
     return "<!-- Virtual threads (Java 21 or later; Tomcat 10.1, 11.0): maxThreads and\n" +
-      "     maxQueueSize are not used, every request gets a thread; " + limit + ".\n" +
+      "     maxQueueSize are not used, every request gets a thread:\n" +
+      "     " + limit + ".\n" +
       "     maxConnections is the only bound left: it counts connections (idle keep-alive\n" +
       "     ones included), not requests, and refuses none: a connection over it waits in\n" +
       "     the kernel's backlog. At B = " + n.capacity + " it bounds the admitted requests " +
@@ -136,7 +144,8 @@
       "     while each connection carries one request at a time; to refuse, limit in front. " +
       "-->\n" +
       "<Connector port=\"8080\" protocol=\"HTTP/1.1\" useVirtualThreads=\"true\"\n" +
-      "           maxConnections=\"" + n.capacity + "\" acceptCount=\"" + ACCEPT_COUNT + "\"\n" +
+      "           maxConnections=\"" + Math.min(JAVA_INT_MAX, n.capacity) + "\" " +
+      "acceptCount=\"" + ACCEPT_COUNT + "\"\n" +
       "           connectionTimeout=\"20000\" keepAliveTimeout=\"" + 1000 * n.keep_alive_s +
       "\"/>";
   }
@@ -145,7 +154,7 @@
     return "# virtual threads: Spring Boot 3.2.0 or later, on Java 21 or later\n" +
       "spring.threads.virtual.enabled=true\n" +
       "# connections, not requests: the only bound left (Spring Boot 1.5+)\n" +
-      "server.tomcat.max-connections=" + n.capacity;
+      "server.tomcat.max-connections=" + Math.min(JAVA_INT_MAX, n.capacity);
   }
 
   var WRITERS = { tomcat: tomcat, spring: spring, hikari: hikari, sysctl: sysctl,
