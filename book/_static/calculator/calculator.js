@@ -33,10 +33,13 @@
     return f[5] && f[2] > 0 ? text + ", or 0" : text;
   }
 
-  function fieldError(name, raw) {
+  // unreadable: the browser holds text it cannot read as a number (1e400, letters): a number
+  // field then gives "" for its value, and only validity.badInput tells it from an empty one.
+  function fieldError(name, raw, unreadable) {
     var f = FIELDS[name];
     return f[0] + " (" + name + ") must be " + range(name) +
-      (raw === "" ? "; it is empty." : "; got " + raw + ".");
+      (unreadable ? "; what is typed there is not a number in that range."
+                  : raw === "" ? "; it is empty." : "; got " + raw + ".");
   }
 
   function read() {
@@ -44,8 +47,10 @@
     for (name in FIELDS) {
       var input = form.elements[name], raw = input.value.trim(), f = FIELDS[name];
       input.removeAttribute("aria-invalid");
+      var unreadable = Boolean(input.validity && input.validity.badInput);
       if (raw === "") {
-        if (!f[4]) { errors.push([name, fieldError(name, raw)]); }
+        // an optional field left empty is ignored; one holding what is no number is not
+        if (unreadable || !f[4]) errors.push([name, fieldError(name, raw, unreadable)]);
         continue;
       }
       var x = Number(raw);
