@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from . import sizing
+from . import sizing, snippets
 
 __all__ = ["main", "size_command"]
 
@@ -116,11 +116,9 @@ def _text(result: sizing.Sizing) -> str:
         f"{double['response_time'] * 1000:.1f} ms, refused {double['refused']:.2%}",
         "",
         "settings to copy (Spring Boot application.properties):",
-        f"  server.tomcat.threads.max={result.threads}",
-        f"  server.tomcat.threads.max-queue-capacity={result.capacity - result.threads}",
     ]
-    if result.connections is not None:
-        lines.append(f"  spring.datasource.hikari.maximum-pool-size={result.connections}")
+    spring = snippets.spring(snippets.from_sizing(result))
+    lines += [f"  {line}" for line in spring.splitlines()]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
 

@@ -7,7 +7,7 @@
   "use strict";
   var S = window.QueuetuneSizing;
   var form = document.getElementById("qt-calculator");
-  if (!S || !form) return;
+  if (!S || !window.QueuetuneSnippets || !form) return;
 
   // name: [label, kind, low, high, optional, allowZero]
   var FIELDS = {
@@ -33,10 +33,13 @@
     return f[5] && f[2] > 0 ? text + ", or 0" : text;
   }
 
-  function fieldError(name, raw) {
+  // unreadable: the browser holds text it cannot read as a number (1e400, letters): a number
+  // field then gives "" for its value, and only validity.badInput tells it from an empty one.
+  function fieldError(name, raw, unreadable) {
     var f = FIELDS[name];
     return f[0] + " (" + name + ") must be " + range(name) +
-      (raw === "" ? "; it is empty." : "; got " + raw + ".");
+      (unreadable ? "; what is typed there is not a number in that range."
+                  : raw === "" ? "; it is empty." : "; got " + raw + ".");
   }
 
   function read() {
@@ -44,8 +47,10 @@
     for (name in FIELDS) {
       var input = form.elements[name], raw = input.value.trim(), f = FIELDS[name];
       input.removeAttribute("aria-invalid");
+      var unreadable = Boolean(input.validity && input.validity.badInput);
       if (raw === "") {
-        if (!f[4]) { errors.push([name, fieldError(name, raw)]); }
+        // an optional field left empty is ignored; one holding what is no number is not
+        if (unreadable || !f[4]) errors.push([name, fieldError(name, raw, unreadable)]);
         continue;
       }
       var x = Number(raw);
@@ -203,59 +208,17 @@
   }
 
   // ------------------------------------------------------------------------- the snippets
+  // The text comes from snippets.js, the twin of src/queuetune/snippets.py.
   function snippets(r) {
-    var T = r.threads, B = r.capacity, queue = B - T;
-    var rMax = r.inputs.max_response_time;
-    var maxConnections = Math.max(8192, B);
-    var readTimeout = Math.max(1, Math.ceil(3 * rMax));
-    var pool = r.connections === null ? null : r.connections;
-    return {
-      tomcat:
-        "<!-- T = " + T + " threads, B = " + B + " admitted requests: " + queue +
-        " may wait for a thread -->\n" +
-        "<Executor name=\"tomcatThreadPool\" namePrefix=\"http-exec-\"\n" +
-        "          maxThreads=\"" + T + "\" minSpareThreads=\"" + Math.min(T, 25) + "\"\n" +
-        "          maxQueueSize=\"" + queue + "\"/>\n" +
-        "<!-- maxConnections counts idle keep-alive connections too: keep it large -->\n" +
-        "<Connector port=\"8080\" protocol=\"HTTP/1.1\" executor=\"tomcatThreadPool\"\n" +
-        "           maxConnections=\"" + maxConnections + "\" acceptCount=\"100\"\n" +
-        "           connectionTimeout=\"20000\" keepAliveTimeout=\"20000\"\n" +
-        "           maxKeepAliveRequests=\"1000\"/>",
-      spring:
-        "server.tomcat.threads.max=" + T + "\n" +
-        "server.tomcat.threads.max-queue-capacity=" + queue + "\n" +
-        "server.tomcat.max-connections=" + maxConnections + "\n" +
-        "server.tomcat.accept-count=100\n" +
-        (pool === null ? "# no wait per request: no database pool to size\n"
-                       : "spring.datasource.hikari.maximum-pool-size=" + pool + "\n") +
-        "# virtual threads (spring.threads.virtual.enabled=true) have no maxThreads and no\n" +
-        "# queue bound: the pool of " + (pool === null ? "connections" : pool) +
-        " connections becomes the limit inside B",
-      sysctl:
-        "# the listen backlog: at least the acceptCount above (default 4096 since Linux 5.4)\n" +
-        "net.core.somaxconn = 4096\n" +
-        "net.ipv4.tcp_max_syn_backlog = 4096",
-      nginx:
-        "upstream app {\n" +
-        "    server 127.0.0.1:8080;\n" +
-        "    keepalive " + Math.min(T, 256) + ";   # idle connections to the app, per worker\n" +
-        "}\n" +
-        "server {\n" +
-        "    location / {\n" +
-        "        proxy_pass http://app;\n" +
-        "        proxy_http_version 1.1;\n" +
-        "        proxy_set_header Connection \"\";\n" +
-        "        proxy_connect_timeout 5s;\n" +
-        "        proxy_read_timeout " + readTimeout + "s;   # 3 x the longest acceptable response\n" +
-        "        proxy_send_timeout " + readTimeout + "s;\n" +
-        "    }\n" +
-        "}"
-    };
+    return window.QueuetuneSnippets.texts(window.QueuetuneSnippets.fromSizing(r));
   }
 
   function writeSnippets(r) {
     var texts = snippets(r);
-    for (var key in texts) form.querySelector("[data-snippet='" + key + "']").textContent = texts[key];
+    for (var key in texts) {
+      var pre = form.querySelector("[data-snippet='" + key + "']");
+      if (pre) pre.textContent = texts[key];
+    }
   }
 
   // ------------------------------------------------------------------------------- update
