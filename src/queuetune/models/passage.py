@@ -35,6 +35,10 @@ subtraction: every entry of ``P`` is >= 0). The terms are computed until ``s_K``
 ``K`` are bounded by ``s_K``: the computed survival is within ``(1 - q) 1e-9`` of the exact one
 (plus rounding), and the quantile, a root of ``S(t) = 1 - q`` found by Brent's method to
 ``1e-12`` relative, is exact to within that error divided by the density at the quantile.
+A chain of at most ``DENSE_STATES`` (400) states whose largest rate times its mean passage time
+exceeds ``DENSE_STEPS`` (2,000: that many uniformization steps and more) is evaluated instead
+with the dense matrix exponential (``scipy.linalg.expm``, Pade approximation with scaling and
+squaring, a backward error at the level of rounding).
 
 **Fast** (:func:`fast_quantiles`). For servers too large for the exact chain, the
 flow-equivalent chain of admitted requests (definition 2 of :mod:`queuetune.sizing`) gives
@@ -72,9 +76,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import expm
 from scipy.optimize import brentq
 from scipy.sparse.linalg import spsolve
 from scipy.stats import poisson
@@ -104,6 +110,10 @@ SURVIVAL_TOLERANCE = 1e-9
 MAX_TAGGED_STATES = 2_000_000
 #: Largest number of sparse multiply-adds of the uniformization (about 10 s, 2 cores).
 MAX_UNIFORMIZATION_WORK = 2e9
+#: A chain of at most DENSE_STATES states needing more than about DENSE_STEPS uniformization
+#: steps (its largest rate times its mean) uses the dense matrix exponential instead.
+DENSE_STATES = 400
+DENSE_STEPS = 2_000
 #: The relative tolerance of Brent's method on every quantile.
 QUANTILE_RTOL = 1e-12
 
@@ -128,11 +138,17 @@ class PhaseType:
 
     def __post_init__(self) -> None:
         self.rate = float(np.max(-self.generator.diagonal())) if self.alpha.size else 1.0
+        # a small chain whose rates lie far apart: the dense exponential (fewer operations
+        # than the many uniformization steps)
+        self._dense = (self.alpha.size <= DENSE_STATES
+                       and self.rate * self.mean > DENSE_STEPS)
+        if self._dense:
+            self._dense_generator = self.generator.toarray()
         self._step = sp.csr_matrix(self.generator.T)  # v -> v Q, as Q^T v
         self._v = self.alpha.astype(np.float64).copy()
         self._s = [float(self._v.sum())]
 
-    @property
+    @cached_property
     def mean(self) -> float:
         """E[tau] = alpha (-Q)^-1 1, by a sparse solve."""
         ones = np.ones(self.alpha.size)
@@ -140,6 +156,8 @@ class PhaseType:
 
     def _extend(self, target: float) -> None:
         """Uniformization terms s_k until s_K <= target."""
+        if self._dense:
+            return
         nnz = self._step.nnz + self.alpha.size
         while self._s[-1] > target:
             if len(self._s) * nnz > MAX_UNIFORMIZATION_WORK:
@@ -158,6 +176,8 @@ class PhaseType:
         1e-40)."""
         if t <= 0:
             return float(self._s[0])
+        if self._dense:
+            return float(max((self.alpha @ expm(self._dense_generator * t)).sum(), 0.0))
         mu = self.rate * t
         spread = 15.0 * math.sqrt(mu) + 30.0
         last = len(self._s) - 1
