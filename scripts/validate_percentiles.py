@@ -36,7 +36,7 @@ from queuetune.models.thread_pool_chain import state_count
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 
-SIZE = 400
+SIZE = 200
 SEED = 20_261_202
 #: Largest tagged chain of the sample (about a second each).
 MAX_TAGGED = 60_000

@@ -239,3 +239,12 @@ def test_fast_method_within_its_stated_bound(script, monkeypatch):
             continue
     errors = np.abs([[r[f"err_{name}"] for name in script.NAMES] for r in rows])
     assert errors.max() <= script.FAST_BOUND, errors.max(axis=0)
+
+
+@pytest.mark.parametrize("name, value", [("threads", 0), ("processors", 0), ("processors", 1.5),
+                                         ("connections", 0), ("wait_time", -1.0)])
+def test_fast_quantiles_name_the_bad_count(name, value):
+    kw = dict(arrivals=[1.0, 1.0], holders_throughput=[0.0, 1.0, 2.0], threads=2,
+              cpu_time=0.1, wait_time=0.1, processors=1, connections=None)
+    with pytest.raises(ValueError, match=name):
+        fast_quantiles(**{**kw, name: value})

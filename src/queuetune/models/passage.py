@@ -85,7 +85,7 @@ from scipy.optimize import brentq
 from scipy.sparse.linalg import spsolve
 from scipy.stats import poisson
 
-from .._validation import as_nonnegative, as_positive
+from .._validation import as_nonnegative, as_positive, integer, real
 from .thread_pool_chain import ThreadPoolChain, _server
 
 __all__ = [
@@ -513,11 +513,16 @@ def _holding_transform(s: np.ndarray, r_c, releases, wait_time: float, release_t
     non-integer ``k``: ``floor(k)`` of them, and one more with probability ``k - floor(k)``),
     then the exponential wait of mean ``wait_time``."""
     out = 1.0 / ((1.0 + s * r_c) * (1.0 + s * wait_time))
-    if release_time > 0:
+    if release_time > 0 and np.any(releases > 0):
+        waits = np.asarray(releases > 0)
         z = 1.0 / (1.0 + s * release_time)
         whole = np.floor(releases)
         part = releases - whole
-        out = out * np.exp(whole * np.log(z)) * (1.0 - part + part * z)
+        if waits.ndim == 0:
+            return out * np.exp(whole * np.log(z)) * (1.0 - part + part * z)
+        z = z[:, :1] if z.ndim == 2 else z
+        pool = np.exp(whole[waits] * np.log(z)) * (1.0 - part[waits] + part[waits] * z)
+        out[:, waits] *= pool
     return out
 
 
@@ -552,10 +557,10 @@ class _Mixture:
                 ).sum(axis=1)
         if self.wait_weight.size == 0:
             return held
-        z = np.exp(-self.shape * np.log1p(s / (self.rate * self.shape)))
-        poly = np.zeros(s.shape[0], dtype=complex)
-        for a in self.wait_weight[::-1]:  # Horner: sum_j a_j z^(j+1)
-            poly = (poly + a) * z
+        # sum_j a_j z^(j+1), z = (1 + s / (X_in(T) shape))^-shape (|z| < 1)
+        log_z = -self.shape * np.log1p(s / (self.rate * self.shape))
+        j = np.arange(1, self.wait_weight.size + 1)
+        poly = np.exp(log_z[:, None] * j[None, :]) @ self.wait_weight
         return held + poly * _holding_transform(s, self.wait_r_c, self.wait_releases,
                                                 self.wait_time, self.release_time)
 
@@ -580,6 +585,10 @@ def _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, process
     a = np.where(a >= FAST_NEGLIGIBLE * a.max(), a, 0.0)
     last = int(np.flatnonzero(a)[-1])
     a = a[:last + 1] / a[:last + 1].sum()
+    threads = None if threads is None else integer(threads, "threads", low=1)
+    processors = integer(processors, "processors", low=1)
+    connections = None if connections is None else integer(connections, "connections", low=1)
+    wait_time = real(wait_time, "wait_time", low=0.0)
     x = np.asarray(as_positive(np.asarray(holders_throughput, float)[1:], "holders_throughput"))
     x = np.concatenate([[0.0], x])
     T = a.size if threads is None else int(threads)
@@ -659,11 +668,14 @@ def fast_quantiles(*, arrivals, holders_throughput, threads, cpu_time, wait_time
     (31 evaluations of the transform at ``s_k = beta_k / t``, ``beta_k = M ln(10)/3 +
     i pi k``, weights ``eta_k = 10^(M/3) (-1)^k xi_k``, ``xi_0 = 1/2``, ``xi_k = 1`` for
     ``1 <= k <= M``, ``xi_2M = 2^-M``, ``xi_(2M-j) = xi_(2M-j+1) + 2^-M binom(M, j)``):
-    ``F(t) = (1/t) sum_k Re(eta_k T(s_k) / s_k)`` with the transform
-    ``T(s) = sum_{n<T} a(n) / ((1 + s r_c(n+1)) (1 + s r_w(n+1)))
-    + sum_j a(T+j) z^(j+1) / ((1 + s r_c(T)) (1 + s r_w(T)))``, ``z = X_in(T) / (X_in(T) + s)``.
-    Each quantile is the root of ``F(t) = q`` in ``(0, t_hi]``, ``t_hi`` the mean doubled
-    until ``F(t_hi) >= q``, by Brent's method to 1e-10 relative.
+    ``F(t) = (1/t) sum_k Re(eta_k L(s_k) / s_k)`` with the transform of the response time
+    ``L(s) = sum_{n<T} a(n) H_{n+1}(s) + H_T(s) sum_{j>=0} a(T+j) z^(j+1)``, where
+    ``z = (1 + s / (X_in(T) g))^-g`` with ``g = 1 / c^2`` (the module docstring), and
+    ``H_m(s) = [(1 + s r_c(m)) (1 + s s_w)]^-1 y^floor(k(m)) (1 - f + f y)``,
+    ``y = 1 / (1 + s s_w / C)``, ``f = k(m) - floor(k(m))`` (``r_c``, ``k`` from
+    :func:`holding_phases`; no pool: ``y`` factors 1). Each quantile is the root of
+    ``F(t) = q`` in ``(0, t_hi]``, ``t_hi`` the mean doubled until ``F(t_hi) >= q``, by
+    Brent's method to 1e-10 relative.
     """
     q = _probabilities(probabilities)
     mix = _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, processors,
