@@ -248,3 +248,21 @@ def test_fast_quantiles_name_the_bad_count(name, value):
               cpu_time=0.1, wait_time=0.1, processors=1, connections=None)
     with pytest.raises(ValueError, match=name):
         fast_quantiles(**{**kw, name: value})
+
+
+def test_geometric_tail_is_summed_like_the_terms():
+    # open arrivals past T: the waiting weights are geometric, summed in closed form
+    from dataclasses import replace
+
+    from queuetune.models.passage import _mixture
+
+    res = thread_pool(arrival_rate=9.0, capacity=60, threads=3, cpu_time=0.1, wait_time=0.2,
+                      processors=2, method="fes")
+    from queuetune.sizing import holders_throughput
+
+    x = holders_throughput(processors=2, cpu_time=0.1, wait_time=0.2, holders=3)
+    mix = _mixture(arrival_distribution(res.probabilities), x, 3, 0.1, 0.2, 2, None)
+    assert mix.tail_start < mix.wait_weight.size - 10
+    terms = replace(mix, tail_start=mix.wait_weight.size)
+    for t in (0.1, 0.5, 2.0, 8.0):
+        assert mix.cdf(t) == pytest.approx(terms.cdf(t), rel=1e-10, abs=1e-13)

@@ -215,7 +215,8 @@ class PhaseType:
 
 def tagged_state_count(*, top: int, threads: int, connections: int, two_phases: bool,
                        has_cpu: bool, batch: bool = False) -> int:
-    """Transient states of the tagged request's chain (Python integers, nothing allocated)."""
+    """An upper bound on the transient states of the tagged request's chain (those reached are
+    built), computed with Python integers before anything is allocated."""
     T, N, C = threads, top, connections
     c_range = T + 1 if two_phases else 1
     Q = max(N - T, 0)
@@ -540,6 +541,8 @@ class _Mixture:
     wait_releases: float
     wait_time: float  # s_w
     release_time: float  # s_w / C (0: no pool)
+    tail_start: int = 0  # j0: wait_weight[j0:] is geometric, ratio tail_ratio
+    tail_ratio: float = 0.0
 
     @property
     def mean(self) -> float:
@@ -557,10 +560,18 @@ class _Mixture:
                 ).sum(axis=1)
         if self.wait_weight.size == 0:
             return held
-        # sum_j a_j z^(j+1), z = (1 + s / (X_in(T) shape))^-shape (|z| < 1)
+        # sum_j a_j z^(j+1), z = (1 + s / (X_in(T) shape))^-shape (|z| < 1): the terms before
+        # the geometric tail one by one, the tail a_j0 r^(j - j0) (j = j0..J-1) summed in
+        # closed form, a_j0 z^(j0+1) (1 - (r z)^L) / (1 - r z), L = J - j0
         log_z = -self.shape * np.log1p(s / (self.rate * self.shape))
-        j = np.arange(1, self.wait_weight.size + 1)
-        poly = np.exp(log_z[:, None] * j[None, :]) @ self.wait_weight
+        head = self.wait_weight[:self.tail_start]
+        j = np.arange(1, head.size + 1)
+        poly = np.exp(log_z[:, None] * j[None, :]) @ head
+        length = self.wait_weight.size - self.tail_start
+        if length:
+            rz = self.tail_ratio * np.exp(log_z)
+            first = self.wait_weight[self.tail_start] * np.exp(log_z * (self.tail_start + 1))
+            poly = poly + first * -np.expm1(length * np.log(rz)) / (1.0 - rz)
         return held + poly * _holding_transform(s, self.wait_r_c, self.wait_releases,
                                                 self.wait_time, self.release_time)
 
@@ -611,7 +622,26 @@ def _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, process
                                          float(wait_time), release, full),
                     wait_r_c=float(r_c[full]),
                     wait_releases=float(releases[full]), wait_time=float(wait_time),
-                    release_time=release)
+                    release_time=release, **_geometric_tail(wait_weight))
+
+
+#: Consecutive ratios of waiting weights equal to this relative tolerance form a geometric tail.
+GEOMETRIC_RTOL = 1e-9
+
+
+def _geometric_tail(weights: np.ndarray) -> dict:
+    """Where the waiting weights become geometric (``a_(j+1) / a_j`` constant to
+    :data:`GEOMETRIC_RTOL`, as for open arrivals past ``T``, where the death rate is constant):
+    ``tail_start`` ``j0`` and ``tail_ratio`` ``r``; no tail: ``j0`` = the number of weights."""
+    if weights.size < 3 or not np.all(weights > 0):
+        return {"tail_start": weights.size, "tail_ratio": 0.0}
+    ratios = weights[1:] / weights[:-1]
+    last = ratios[-1]
+    same = np.abs(ratios / last - 1.0) <= GEOMETRIC_RTOL
+    start = int(np.flatnonzero(~same)[-1]) + 1 if not same.all() else 0
+    if weights.size - start < 3 or not last < 1.0 + GEOMETRIC_RTOL:
+        return {"tail_start": weights.size, "tail_ratio": 0.0}
+    return {"tail_start": start, "tail_ratio": float(last)}
 
 
 def _release_shape(r_c: float, releases: float, wait_time: float, release_time: float,
