@@ -207,7 +207,11 @@ def thread_pool(
         processors busy; ``p0``, ``error_rate = P(n = B)`` and ``probabilities`` are of the
         number of admitted requests; open: ``rejection_probability = P(n = B)``,
         ``attempt_rate = arrival_rate``) plus ``busy_threads``, ``queue_length`` and
-        ``queue_wait`` (mean time an admitted request waits for a thread), and ``method``.
+        ``queue_wait`` (mean time an admitted request waits for a thread), and ``method``;
+        ``response_time_p50``, ``response_time_p95``, ``response_time_p99`` and
+        ``response_time_quantile(q)``, the percentiles of the response time of admitted
+        requests, computed when first read (:mod:`.passage`: ``"exact"`` from the tagged
+        request's phase-type passage time, ``"fes"`` by the fast method).
 
     Examples
     --------
