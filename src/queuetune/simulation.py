@@ -60,6 +60,7 @@ __all__ = [
     "MM1BK_METRICS",
     "THREAD_POOL_METRICS",
     "CONNECTION_METRICS",
+    "PERCENTILE_METRICS",
     "MAX_SECONDS",
     "TIME_RANGE",
     "SimulationResult",
@@ -79,6 +80,10 @@ THREAD_POOL_METRICS = MM1BK_METRICS + ("busy_threads", "queue_length", "queue_wa
 #: Metrics added with a pool of connections: connections held, threads waiting for one, and
 #: their mean wait (zero for those that get one at once).
 CONNECTION_METRICS = ("busy_connections", "connection_queue_length", "connection_wait")
+#: Metrics added with ``percentiles=True``: the median, 95th and 99th percentiles of the
+#: response time of the requests admitted and completed in the window (each replication's
+#: empirical quantile; the interval is Student's over the replications, like every metric).
+PERCENTILE_METRICS = ("response_time_p50", "response_time_p95", "response_time_p99")
 
 CONFIDENCE = 0.95
 # Slack for floating-point rounding when an exact value meets a zero-width interval, e.g. an
@@ -369,6 +374,7 @@ class _Replication:
         self.arrival_rate = arrival_rate
         self.rng = rng
         self.in_system = 0
+        self.responses: list[float] = []  # response times completed in the window
 
     def _levels(self) -> dict[str, float]:
         """The server's own state levels, integrated by :meth:`_mark`."""
@@ -397,6 +403,8 @@ class _Replication:
         yield from self._serve(arrival)
         self.window.count("completed")
         self.window.count("response", self.env.now - arrival)
+        if self.env.now >= self.window.warmup:
+            self.responses.append(self.env.now - arrival)
 
     def _think(self) -> simpy.Event:
         if self.think_rate == math.inf:  # a batch population sends again at once
@@ -434,7 +442,16 @@ class _Replication:
             "mean_in_system": w.time_average("n"),
             "error_rate": w.time_average("full"),
             "rejection_probability": w.ratio("dropped", "arrivals"),
+            **_response_percentiles(self.responses),
         }
+
+
+def _response_percentiles(responses: list[float]) -> dict[str, float]:
+    """The empirical quantiles of :data:`PERCENTILE_METRICS` (NaN without a response)."""
+    if not responses:
+        return dict.fromkeys(PERCENTILE_METRICS, math.nan)
+    values = np.quantile(np.asarray(responses), [0.5, 0.95, 0.99])
+    return dict(zip(PERCENTILE_METRICS, (float(v) for v in values), strict=True))
 
 
 def _replicate(
@@ -755,6 +772,7 @@ def simulate_thread_pool(
     replications: int = DEFAULT_REPLICATIONS,
     seed: int = 0,
     processor_sharing: bool | None = None,
+    percentiles: bool = False,
 ) -> SimulationResult:
     """Simulate the server with threads, processors and a pool of connections.
 
@@ -793,6 +811,10 @@ def simulate_thread_pool(
     class comment), ``None`` (default) uses processor sharing exactly when an overhead is set.
     With ``processors=1``, a thread limit and no pool, a closed workload gives the numbers of
     the simulation before these keywords existed, to the last bit, for the same seed.
+
+    ``percentiles=True`` adds :data:`PERCENTILE_METRICS`, the percentiles of the response time
+    of admitted requests. The analytic model's processors share (``processor_sharing=True``):
+    a FCFS processor gives the same means but other percentiles.
     """
     capacity = as_scalar_integer(capacity, "capacity")
     workload = _workload(clients, think_time, arrival_rate, capacity)
@@ -831,6 +853,9 @@ def simulate_thread_pool(
                 lambda: _request_rate(model),
                 load="clients" if "clients" in workload else "arrival_rate")
     metrics = THREAD_POOL_METRICS + (CONNECTION_METRICS if connections is not None else ())
+    if not isinstance(percentiles, bool):
+        raise ValueError(f"percentiles must be True or False, got {percentiles!r}")
+    metrics += PERCENTILE_METRICS if percentiles else ()
     return _replicate(
         "thread_pool",
         _ThreadPoolReplication,

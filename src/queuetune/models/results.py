@@ -9,6 +9,7 @@ for ``n`` beyond a configuration's own ``C``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
@@ -117,6 +118,12 @@ class ThreadPoolResult(FiniteSourceResult):
         As given.
     method : str
         ``"exact"`` or ``"fes"``.
+    response_time_p50, response_time_p95, response_time_p99 : float or ndarray
+        The median, 95th and 99th percentiles of the response time of admitted requests
+        (from admission to departure), computed when first read: ``"exact"``, from the
+        tagged request's phase-type passage time through the chain; ``"fes"``, by the fast
+        method of :mod:`queuetune.models.passage` (approximate; its error against the exact
+        one is measured by ``scripts/validate_percentiles.py``).
     """
 
     threads: Any
@@ -135,6 +142,38 @@ class ThreadPoolResult(FiniteSourceResult):
     levels: np.ndarray = field(repr=False)
     #: ... and where each configuration's numbers start and end (``C + 1`` apart).
     level_offsets: np.ndarray = field(repr=False)
+    #: Quantiles of every configuration: ``quantile_function(q)`` has one row per
+    #: configuration and one column per probability of ``q``.
+    quantile_function: Callable[[Any], np.ndarray] = field(repr=False, compare=False)
+
+    def response_time_quantile(self, probability: Any) -> Any:
+        """The ``probability`` quantile (in (0, 1); a scalar, or a 1-d sequence that adds a
+        last axis) of the response time of admitted requests, shaped like ``throughput``."""
+        q = np.asarray(probability, dtype=np.float64)
+        if q.ndim > 1:
+            raise ValueError(f"probability must be a number in (0, 1) or a 1-d sequence of "
+                             f"them, got {probability!r}")
+        values = self.quantile_function(np.atleast_1d(q))
+        shape = np.shape(self.throughput)
+        if q.ndim == 0:
+            return shaped(values[:, 0], shape)
+        return values.reshape(shape + (q.size,))
+
+    @cached_property
+    def _percentiles(self) -> np.ndarray:
+        return self.quantile_function(np.array([0.5, 0.95, 0.99]))
+
+    @cached_property
+    def response_time_p50(self) -> Any:
+        return shaped(self._percentiles[:, 0], np.shape(self.throughput))
+
+    @cached_property
+    def response_time_p95(self) -> Any:
+        return shaped(self._percentiles[:, 1], np.shape(self.throughput))
+
+    @cached_property
+    def response_time_p99(self) -> Any:
+        return shaped(self._percentiles[:, 2], np.shape(self.throughput))
 
     @cached_property
     def probabilities(self) -> np.ndarray:

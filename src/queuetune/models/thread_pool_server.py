@@ -39,6 +39,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._validation import as_choice, as_integer, as_nonnegative, as_time, broadcast
+from . import passage
 from .birth_death import log_stationary_distribution
 from .finite_source import MAX_STATES, solve_summary
 from .markov import stationary_distribution
@@ -206,7 +207,11 @@ def thread_pool(
         processors busy; ``p0``, ``error_rate = P(n = B)`` and ``probabilities`` are of the
         number of admitted requests; open: ``rejection_probability = P(n = B)``,
         ``attempt_rate = arrival_rate``) plus ``busy_threads``, ``queue_length`` and
-        ``queue_wait`` (mean time an admitted request waits for a thread), and ``method``.
+        ``queue_wait`` (mean time an admitted request waits for a thread), and ``method``;
+        ``response_time_p50``, ``response_time_p95``, ``response_time_p99`` and
+        ``response_time_quantile(q)``, the percentiles of the response time of admitted
+        requests, computed when first read (:mod:`.passage`: ``"exact"`` from the tagged
+        request's phase-type passage time, ``"fes"`` by the fast method).
 
     Examples
     --------
@@ -232,7 +237,48 @@ def thread_pool(
         method=method,
         levels=levels,
         level_offsets=offsets,
+        quantile_function=_QuantileFunction(cfg, method, levels, offsets),
     )
+
+
+# --------------------------------------------------------------------------- percentiles
+
+
+class _QuantileFunction:
+    """Quantiles of the response time of admitted requests, every configuration of a call:
+    ``self(probabilities)`` has one row per configuration, one column per probability.
+    ``"exact"``: the tagged request's phase-type passage time (:func:`.passage.
+    exact_response_time`); ``"fes"``: :func:`.passage.fast_quantiles` on the flow-equivalent
+    chain."""
+
+    def __init__(self, cfg: _Batch, method: str, levels: np.ndarray, offsets: np.ndarray):
+        self.cfg, self.method, self.levels, self.offsets = cfg, method, levels, offsets
+
+    def __call__(self, probabilities) -> np.ndarray:
+        cfg = self.cfg
+        rows = []
+        if self.method == "exact":
+            for i in range(cfg.B.size):
+                chain, pi = _exact_distribution(cfg, i)
+                tagged = passage.exact_response_time(chain, pi, **_chain_arguments(cfg, i))
+                rows.append(tagged.quantiles(probabilities))
+            return np.array(rows)
+        holders = np.minimum(cfg.T, cfg.top)
+        inner_x, _, starts = _inner(cfg, holders)
+        for i in range(cfg.B.size):
+            m = np.arange(int(holders[i]) + 1)
+            x = inner_x[starts[i]:starts[i] + m.size]
+            arrivals = passage.arrival_distribution(
+                self.levels[self.offsets[i]:self.offsets[i + 1]],
+                clients=None if cfg.open else int(cfg.K[i]))
+            cpu = cpu_time_per_request(float(cfg.cpu[i]), np.maximum(m, 1), int(cfg.T[i]),
+                                       float(cfg.theta[i]), float(cfg.phi[i]))
+            rows.append(passage.fast_quantiles(
+                arrivals=arrivals, holders_throughput=x, threads=int(cfg.T[i]), cpu_time=cpu,
+                wait_time=float(cfg.wait[i]), processors=int(cfg.p[i]),
+                connections=int(cfg.C[i]) if cfg.C[i] < holders[i] else None,
+                probabilities=probabilities))
+        return np.array(rows)
 
 
 # --------------------------------------------------------------------------- exact
@@ -243,9 +289,7 @@ def _solve_exact(cfg: _Batch):
     rows = []
     top = cfg.top
     for i in range(cfg.B.size):
-        chain = build_chain(**_chain_arguments(cfg, i))
-        pinned = _likely_state(chain, cfg.rows(np.array([i])))
-        pi = stationary_distribution(chain.generator, pinned=pinned)
+        chain, pi = _exact_distribution(cfg, i)
         levels = np.bincount(chain.level, weights=pi, minlength=int(top[i]) + 1)
         busy = np.minimum(chain.on_cpu, cfg.p[i]) / cfg.p[i]
         rows.append((levels, float(pi @ chain.departure_rate), float(pi @ busy)
@@ -258,6 +302,13 @@ def _solve_exact(cfg: _Batch):
                        utilization=np.array([u for _, _, u in rows]))
     flat, offsets = _ragged(padded, top)
     return metrics, flat, offsets
+
+
+def _exact_distribution(cfg: _Batch, i: int):
+    """Configuration i's chain and its stationary distribution."""
+    chain = build_chain(**_chain_arguments(cfg, i))
+    pinned = _likely_state(chain, cfg.rows(np.array([i])))
+    return chain, stationary_distribution(chain.generator, pinned=pinned)
 
 
 def _chain_arguments(cfg: _Batch, i: int) -> dict:

@@ -1,0 +1,300 @@
+"""Validate the fast percentiles of the response time against the exact ones.
+
+On a random sample of the general server's documented domain (the sample of
+``scripts/benchmark_models.py``'s ``general_sample``, with smaller chains: the tagged request's
+chain grows like ``(T + 1) (B - T)^2 / 2``), it computes the median, 95th and 99th percentiles
+of the response time of admitted requests exactly (``thread_pool(..., method="exact")``: the
+tagged request's phase-type passage time) and by the fast method (``method="fes"``:
+:func:`queuetune.models.passage.fast_quantiles` on the flow-equivalent chain), and records
+the relative error of each fast percentile. Writes
+
+* ``results/validation_percentiles.csv`` - one row per configuration: its parameters, the
+  exact and fast percentiles and their relative errors, and the exact mean's agreement with
+  the chain's mean response time (Little's law);
+* ``results/validation_percentiles.md`` - the distribution of the absolute relative error
+  (median, 95th percentile, largest, and the configuration where it is largest), overall and
+  by group, and the time per computation of the fast method at 256 processors.
+
+Usage: ``python scripts/validate_percentiles.py [--size N] [--seed S]``. The sample is drawn
+from a fixed seed, so the table is the same on every run (the times are not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from queuetune.models import passage, thread_pool
+from queuetune.models.passage import (
+    PERCENTILES,
+    arrival_distribution,
+    fast_quantiles,
+    tagged_state_count,
+)
+from queuetune.models.thread_pool_chain import state_count
+from queuetune.sizing import holders_throughput
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+
+SIZE = 400
+SEED = 20_261_202
+#: Largest tagged chain of the sample (about a second each).
+MAX_TAGGED = 20_000
+#: The uniformization work allowed per configuration (sparse multiply-adds; the package allows
+#: more): a configuration above it is left out and listed.
+WORK = 3e8
+#: The bound the fast method's percentiles keep on the sample (tests/models/test_passage.py
+#: holds a fixed-seed sample of the same domain to it): largest |relative error|.
+FAST_BOUND = 0.35
+NAMES = ("p50", "p95", "p99")
+
+
+def configurations(rng: np.random.Generator, size: int) -> list[dict]:
+    """Random configurations of the general server's documented domain (log-uniform unless
+    said): processors 1..32; threads 1..100, or no limit (one in four); connections 1..100, or
+    no pool (three in ten); CPU time 1 ms..0.2 s, wait time 0.1 to 100 times it; open (one in
+    two: capacity 5..200, arrival rate) or closed (clients and capacity 5..200, think time);
+    the offered load 0.2 to 5 times the server's capacity
+    ``min(min(T, B) / (cpu + wait), p / cpu, C / wait)``. Configurations whose tagged chain
+    exceeds :data:`MAX_TAGGED` states are redrawn."""
+    out = []
+
+    def log_uniform(low, high):
+        return float(np.exp(rng.uniform(np.log(low), np.log(high))))
+
+    def log_integer(low, high):
+        return int(round(log_uniform(low, high)))
+
+    while len(out) < size:
+        is_open = bool(rng.uniform() < 0.5)
+        B = log_integer(5, 200)
+        K = None if is_open else log_integer(5, 200)
+        T = None if rng.uniform() < 0.25 else log_integer(1, 100)
+        C = None if rng.uniform() < 0.3 else log_integer(1, 100)
+        p = log_integer(1, 32)
+        cpu = log_uniform(1e-3, 0.2)
+        wait = cpu * log_uniform(0.1, 100)
+        load = log_uniform(0.2, 5)
+        top = B if is_open else min(B, K)
+        threads = top if T is None else min(T, top)
+        pool = threads if C is None else min(C, threads)
+        tagged = tagged_state_count(top=top, threads=threads, connections=pool,
+                                    two_phases=True, has_cpu=True)
+        if tagged > MAX_TAGGED:
+            continue
+        limits = {"threads": threads / (cpu + wait), "processors": p / cpu}
+        if C is not None and C < threads:
+            limits["connections"] = C / wait
+        binding = min(limits, key=limits.get)
+        rate = limits[binding]
+        work = ({"arrival_rate": load * rate} if is_open else
+                {"clients": K, "think_time": max(K / (load * rate) - cpu - wait,
+                                                 1e-3 * (cpu + wait))})
+        out.append({"workload": "open" if is_open else "closed", "clients": K, "capacity": B,
+                    "threads": T, "processors": p, "connections": C, "cpu_time": cpu,
+                    "wait_time": wait, "think_time": work.get("think_time"),
+                    "arrival_rate": work.get("arrival_rate"), "load": load,
+                    "binding": binding,
+                    "states": state_count(clients=K, capacity=B, threads=T, two_phases=True),
+                    "tagged_states": tagged})
+    return out
+
+
+def model_arguments(r: dict) -> dict:
+    work = ({"arrival_rate": r["arrival_rate"]} if r["workload"] == "open" else
+            {"clients": r["clients"], "think_time": r["think_time"]})
+    return dict(capacity=r["capacity"], threads=r["threads"], processors=r["processors"],
+                connections=r["connections"], cpu_time=r["cpu_time"],
+                wait_time=r["wait_time"], **work)
+
+
+class StiffChain(Exception):
+    """The exact passage time needs more uniformization work than allowed."""
+
+
+def measure(r: dict) -> dict:
+    """The exact and fast percentiles of one configuration, and their relative errors."""
+    kw = model_arguments(r)
+    exact = thread_pool(**kw, method="exact")
+    start = time.process_time()
+    try:
+        exact_q = exact.response_time_quantile(PERCENTILES)
+    except ValueError as exc:
+        if "uniformization steps" in str(exc):
+            raise StiffChain(str(exc)) from None
+        raise
+    exact_s = time.process_time() - start
+    fes = thread_pool(**kw, method="fes")
+    start = time.process_time()
+    fast_q = fes.response_time_quantile(PERCENTILES)
+    fast_s = time.process_time() - start
+    row = dict(r, exact_s=exact_s, fast_s=fast_s, R_exact=float(exact.response_time),
+               R_fes=float(fes.response_time))
+    for name, e, f in zip(NAMES, exact_q, fast_q, strict=True):
+        row[f"{name}_exact"] = float(e)
+        row[f"{name}_fast"] = float(f)
+        row[f"err_{name}"] = float(f / e - 1)
+    return row
+
+
+#: Groups of the error table: (label, which configurations).
+BANDS = [
+    ("all", lambda r: True),
+    ("open workload", lambda r: r["workload"] == "open"),
+    ("closed workload", lambda r: r["workload"] == "closed"),
+    ("1 processor", lambda r: r["processors"] == 1),
+    ("2-32 processors", lambda r: r["processors"] >= 2),
+    ("no thread limit", lambda r: pd.isna(r["threads"])),
+    ("threads bind", lambda r: r["binding"] == "threads"),
+    ("processors bind", lambda r: r["binding"] == "processors"),
+    ("connections bind", lambda r: r["binding"] == "connections"),
+    ("load below 0.7", lambda r: r["load"] < 0.7),
+    ("load 0.7 to 1.5 (the knee)", lambda r: 0.7 <= r["load"] <= 1.5),
+    ("load above 1.5", lambda r: r["load"] > 1.5),
+]
+
+
+def describe(r: dict) -> str:
+    work = (f"lambda={r['arrival_rate']:.4g}" if r["workload"] == "open" else
+            f"K={r['clients']} Z={r['think_time']:.4g}")
+    threads = None if pd.isna(r["threads"]) else int(r["threads"])
+    pool = None if pd.isna(r["connections"]) else int(r["connections"])
+    return (f"{work} B={r['capacity']} T={threads} p={r['processors']} C={pool} "
+            f"cpu={r['cpu_time']:.4g} wait={r['wait_time']:.4g} (load {r['load']:.2f}, "
+            f"{r['binding']} bind)")
+
+
+def error_table(rows: list[dict]) -> pd.DataFrame:
+    """Median, 95th percentile and largest |relative error| of each fast percentile, overall
+    and by group, with the configuration where it is largest."""
+    out = []
+    for label, member in BANDS:
+        chosen = [r for r in rows if member(r)]
+        if not chosen:
+            continue
+        for name in NAMES:
+            err = np.abs([r[f"err_{name}"] for r in chosen])
+            worst = chosen[int(np.argmax(err))]
+            out.append({"band": label, "percentile": name, "configs": len(chosen),
+                        "median": float(np.median(err)),
+                        "p95": float(np.quantile(err, 0.95)), "max": float(err.max()),
+                        "worst": describe(worst)})
+    return pd.DataFrame(out)
+
+
+#: A server of 256 processors as ``queuetune.sizing.size(processors=256, cpu_time=0.04,
+#: wait_time=0.2, arrival_rate=0.7 * 256 / 0.04)`` sized it when this script was written
+#: (1,087 threads, 904 connections, 10,803 admitted requests), at its peak load.
+SERVER_256 = dict(arrival_rate=0.7 * 256 / 0.04, capacity=10_803, threads=1_087, processors=256,
+                  connections=904, cpu_time=0.04, wait_time=0.2)
+
+
+def timing_256(repeats: int = 20) -> dict:
+    """Seconds per fast computation at 256 processors (:data:`SERVER_256`), best of
+    ``repeats``: :func:`fast_quantiles` of the three percentiles from the quantities the
+    sizing computes (the arrival distribution and X_in), and ``thread_pool(method="fes")``
+    with ``response_time_quantile`` (the chain, X_in again and the percentiles)."""
+    kw = SERVER_256
+    res = thread_pool(**kw, method="fes")
+    x = holders_throughput(processors=kw["processors"], cpu_time=kw["cpu_time"],
+                           wait_time=kw["wait_time"], connections=kw["connections"],
+                           holders=kw["threads"])
+    arrivals = arrival_distribution(res.probabilities)
+    fast = dict(arrivals=arrivals, holders_throughput=x, threads=kw["threads"],
+                cpu_time=kw["cpu_time"], wait_time=kw["wait_time"],
+                processors=kw["processors"], connections=kw["connections"])
+    best_fast, best_total = math.inf, math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        quantiles = fast_quantiles(**fast)
+        best_fast = min(best_fast, time.perf_counter() - start)
+        start = time.perf_counter()
+        thread_pool(**kw, method="fes").response_time_quantile(PERCENTILES)
+        best_total = min(best_total, time.perf_counter() - start)
+    return {"case": ", ".join(f"{k}={v:g}" for k, v in kw.items()),
+            "quantiles": quantiles, "mean": float(res.response_time),
+            "fast_s": best_fast, "total_s": best_total}
+
+
+def markdown(table: pd.DataFrame, rows: pd.DataFrame, timing: dict, stiff: int) -> str:
+    little = float(np.max(np.abs(rows["mean_exact"] / rows["R_exact"] - 1)))
+    lines = [
+        "# Percentiles of the response time: fast method against the exact chain", "",
+        f"{len(rows)} random configurations (seed {SEED}, `configurations` of "
+        "`scripts/validate_percentiles.py`); the exact percentiles come from the tagged "
+        "request's phase-type passage time, the fast ones from the flow-equivalent chain. "
+        f"{stiff} further configurations drawn were left out because the exact passage time "
+        f"needs more than {WORK:g} multiply-adds of uniformization (rates far apart: listed in "
+        "`results/validation_percentiles_stiff.csv`). "
+        "Absolute relative error of the fast percentile:", "",
+        "| group | percentile | configs | median | 95th percentile | largest | where largest |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for _, d in table.iterrows():
+        lines.append(f"| {d['band']} | {d['percentile']} | {d['configs']} | "
+                     f"{d['median']:.3g} | {d['p95']:.3g} | {d['max']:.3g} | {d['worst']} |")
+    lines += [
+        "", f"Largest error of the whole sample: {table['max'].max():.3g} (bound "
+        f"`FAST_BOUND` = {FAST_BOUND}).", "",
+        f"Exact mean of the passage time against the chain's R = L / X (Little's law): largest "
+        f"relative difference {little:.2g}.", "",
+        "## Time per computation at 256 processors", "",
+        f"{timing['case']} (mean {timing['mean'] * 1e3:.1f} ms; p50, p95, p99 "
+        + ", ".join(f"{v * 1e3:.1f}" for v in timing["quantiles"]) + " ms): "
+        f"`fast_quantiles` from the sizing's quantities takes {timing['fast_s'] * 1e3:.1f} ms; "
+        f"`thread_pool(method='fes')` with the percentiles {timing['total_s'] * 1e3:.1f} ms "
+        "(best of 20, Python, on the shared 2-core machine of this run).", "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=SIZE)
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args()
+    passage.MAX_UNIFORMIZATION_WORK = WORK
+    rng = np.random.default_rng(args.seed)
+    rows, stiff = [], []
+    while len(rows) < args.size:
+        r = configurations(rng, 1)[0]
+        try:
+            row = measure(r)
+        except StiffChain:
+            stiff.append(r)
+            continue
+        row["mean_exact"] = _exact_mean(model_arguments(r))
+        rows.append(row)
+        if len(rows) % 10 == 0:
+            print(f"{len(rows)}/{args.size}", flush=True)
+    frame = pd.DataFrame(rows)
+    pd.DataFrame(stiff).to_csv(RESULTS / "validation_percentiles_stiff.csv", index=False,
+                               float_format="%.10g")
+    RESULTS.mkdir(exist_ok=True)
+    frame.to_csv(RESULTS / "validation_percentiles.csv", index=False, float_format="%.10g")
+    table = error_table(rows)
+    timing = timing_256()
+    (RESULTS / "validation_percentiles.md").write_text(markdown(table, frame, timing,
+                                                                len(stiff)))
+    print(table.to_string())
+
+
+def _exact_mean(kw: dict) -> float:
+    """The mean of the exact passage time (a sparse solve), for the Little's-law check."""
+    from queuetune.models.markov import stationary_distribution
+    from queuetune.models.passage import exact_response_time
+    from queuetune.models.thread_pool_chain import build_chain
+
+    chain = build_chain(**kw)
+    pi = stationary_distribution(chain.generator)
+    return exact_response_time(chain, pi, **kw).mean
+
+
+if __name__ == "__main__":
+    main()
