@@ -147,7 +147,8 @@ class FleetResult(ThreadPoolResult):
     instances, db_processors, db_time, db_contention : int, float, ndarray or None
         As given (``db_processors`` None: no processor limit).
     database_utilization : float or ndarray
-        Mean fraction of the database's processors busy (0 without a database phase).
+        Mean fraction of the database's processors busy (0 without a database phase or
+        without ``db_processors``).
     database_requests : float or ndarray
         Mean number of requests in the database phase, over the fleet.
     busy_connections, connection_queue_length : float or ndarray
@@ -185,6 +186,8 @@ class _Config:
     db: float
     pdb: int
     sigma: float
+    limited: bool  # db_processors given (else pdb is the most connections, and the
+    # database's utilization is reported as 0)
 
     @property
     def top(self) -> int:
@@ -350,7 +353,7 @@ def _config(flat: dict, i: int, is_open: bool) -> _Config:
     return _Config(N=N, open=is_open, lam=float(flat["arrival_rate"][i]) if is_open else 0.0,
                    K=K, Z=1.0 if is_open else float(flat["think_time"][i]), B=B, T=T,
                    p=int(flat["processors"][i]), C=C, cpu=cpu, wait=wait, db=db,
-                   pdb=max(1, min(pdb, max(unlimited, 1))), sigma=sigma)
+                   pdb=max(1, pdb), sigma=sigma, limited="db_processors" in flat)
 
 
 def fleet_state_count(*, instances: int, local_states: int) -> int:
@@ -550,7 +553,7 @@ def _solve_exact(cfg: _Config):
         "connection_queue_length": total(k),
         "database_requests": float(pi @ D),
         "database_utilization": (float(pi @ (np.minimum(D, cfg.pdb) / cfg.pdb))
-                                 if cfg.has_db else 0.0),
+                                 if cfg.has_db and cfg.limited else 0.0),
         "p0": float(levels[0]),
     }
     full = (n_loc == cfg.B).astype(np.float64)
@@ -782,7 +785,8 @@ def _fes_metrics(cfg: _Config, inst: _Instance, levels: np.ndarray) -> dict:
         "busy_connections": N * float(levels @ inst.conn[m]),
         "connection_queue_length": N * float(levels @ inst.conn_queue[m]),
         "database_requests": float(levels @ inst.db_requests[m]) if cfg.has_db else 0.0,
-        "database_utilization": float(levels @ inst.db_busy[m]) if cfg.has_db else 0.0,
+        "database_utilization": (min(float(levels @ inst.db_busy[m]), 1.0)
+                                 if cfg.has_db and cfg.limited else 0.0),
         "p0": float(levels[0]),
     }
     if cfg.open:
