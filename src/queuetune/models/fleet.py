@@ -12,7 +12,8 @@ of mean ``s_db`` on the database's ``p_db`` processors, shared by every request 
 instance that is in that phase (processor sharing); then an off-database wait ``s_w`` (network,
 other services) still holding the connection; then it leaves, handing its connection and thread
 on. Exponential times. ``N = 1`` with ``s_db = 0`` (or ``p_db`` unlimited and no contention,
-where the database is a pure delay) is the model of :func:`thread_pool`.
+where the database is a pure delay) is the model of :func:`thread_pool`. (The book's
+foundations page writes the instances as ``I``: its ``N`` is a mean number in a system.)
 
 **Contention** (``db_contention`` = ``sigma`` >= 0). With ``D`` requests in the database phase,
 the database completes them at the total rate
