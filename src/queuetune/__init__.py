@@ -5,12 +5,14 @@ Modules: ``data`` (the transcribed tables), ``charts`` (the book's chart builder
 
 Models: :func:`mm1bk` (Imre et al.'s M/M/1/B/K server), :func:`mva` (exact Mean Value
 Analysis of closed networks, with :class:`Station`), :func:`thread_pool` (the server with a
-thread pool, exact or by flow-equivalent server).
+thread pool, exact or by flow-equivalent server; with ``instances`` and ``db_*`` keywords a
+fleet sharing a database, :class:`FleetResult`).
 """
 
 from . import charts, data, tables
 from .models import (
     FiniteSourceResult,
+    FleetResult,
     MM1BKResult,
     MVAResult,
     Station,
@@ -29,6 +31,7 @@ __all__ = [
     "thread_pool",
     "Station",
     "FiniteSourceResult",
+    "FleetResult",
     "MM1BKResult",
     "MVAResult",
     "ThreadPoolResult",

@@ -17,6 +17,9 @@ over independent replications, and every metric comes with a Student-t confidenc
   processor. The workload is closed (``clients`` with ``think_time``) or open (Poisson
   arrivals at ``arrival_rate``); ``threads=None`` removes the thread limit (virtual threads)
   and ``connections=None`` the pool.
+* :func:`simulate_fleet` - ``instances`` such servers behind a balancer that sends each request
+  to one at random, sharing a processor-sharing database (``db_processors``, ``db_time``,
+  ``db_contention``) that a request uses after taking its connection and before its wait.
 
 Every count (``clients``, ``capacity``, ``threads``, ``processors``, ``connections``,
 ``arrival_rate``) and every other argument is passed by keyword. All times (``service_time``,
@@ -61,11 +64,13 @@ __all__ = [
     "THREAD_POOL_METRICS",
     "CONNECTION_METRICS",
     "PERCENTILE_METRICS",
+    "FLEET_METRICS",
     "MAX_SECONDS",
     "TIME_RANGE",
     "SimulationResult",
     "simulate_mm1bk",
     "simulate_thread_pool",
+    "simulate_fleet",
 ]
 
 MM1BK_METRICS = (
@@ -866,3 +871,283 @@ def simulate_thread_pool(
         replications,
         seed,
     )
+
+
+# --------------------------------------------------------------------------- fleet
+
+#: Metrics of :func:`simulate_fleet`: the fleet's totals (see the function).
+FLEET_METRICS = THREAD_POOL_METRICS + CONNECTION_METRICS + (
+    "database_utilization", "database_requests")
+# Measured cost of a request of the fleet (seconds, 2 cores shared with other work: 136 us
+# measured; 100 us taken).
+_FLEET_PER_REQUEST = 1e-4
+
+
+class _FleetReplication:
+    """One replication of ``instances`` servers behind a balancer that sends each request to
+    one at random, sharing one processor-sharing database (see :func:`simulate_fleet`)."""
+
+    def __init__(self, *, instances, capacity, threads, processors, connections, cpu_time,
+                 wait_time, db_processors, db_time, db_contention, warmup, horizon, rng,
+                 clients=None, think_time=None, arrival_rate=None):
+        self.env = env = simpy.Environment()
+        self.window = _Window(env, warmup, horizon)
+        self.rng = rng
+        self.N, self.capacity, self.processors = instances, capacity, processors
+        self.cpu_time, self.wait_time, self.db_time = cpu_time, wait_time, db_time
+        self.clients, self.arrival_rate = clients, arrival_rate
+        self.think_rate = 1.0 / think_time if think_time else math.inf
+        self.threads = [None if threads is None else simpy.Resource(env, capacity=threads)
+                        for _ in range(instances)]
+        # exponential demands at a speed that does not depend on the state: a FCFS station of
+        # p servers gives the same process of the number in the processor phase as processor
+        # sharing over p processors (see _ThreadPoolReplication)
+        self.cpus = [simpy.Resource(env, capacity=processors) for _ in range(instances)]
+        self.connections = [None if connections is None
+                            else simpy.Resource(env, capacity=connections)
+                            for _ in range(instances)]
+        # the database: processor sharing over db_processors (None: one per request), each
+        # request's work stretched by 1 + db_contention (D - 1) with D requests in it
+        self.db_servers = db_processors
+        servers = db_processors if db_processors is not None else 1 << 62
+        self.db = _ProcessorSharingCPU(env, self._db_speed, servers=servers)
+        self.db_contention = db_contention
+        self.in_system = [0] * instances
+        self.full = 0  # instances with capacity admitted
+        self.totals = {"n": 0, "busy_threads": 0, "at_cpu": 0.0, "connection_queue": 0,
+                       "busy_connections": 0, "db": 0}
+        self.at_cpu = [0] * instances
+
+    def _db_speed(self) -> float:
+        jobs = len(self.db._remaining)
+        return 1.0 / (1.0 + self.db_contention * (max(jobs, 1) - 1))
+
+    def _mark(self) -> None:
+        t = self.totals
+        db_busy = (0.0 if self.db_servers is None or not self.db_time
+                   else min(t["db"], self.db_servers) / self.db_servers)
+        self.window.integrate({
+            "n": t["n"], "full": self.full / self.N, "server_busy": t["at_cpu"] / self.N,
+            "busy_threads": t["busy_threads"], "queue": t["n"] - t["busy_threads"],
+            "connection_queue": t["connection_queue"], "busy_connections": t["busy_connections"],
+            "db": t["db"], "db_busy": db_busy})
+
+    def _change(self, name: str, amount: float) -> None:
+        self._mark()
+        self.totals[name] += amount
+
+    def _admitted(self) -> int | None:
+        """Count an arrival and route it: the instance that admits it, or None if full."""
+        self.window.count("arrivals")
+        i = self.rng.randrange(self.N)
+        if self.in_system[i] >= self.capacity:
+            self.window.count("dropped")
+            return None
+        self._change("n", 1)
+        self.in_system[i] += 1
+        self.full += self.in_system[i] == self.capacity
+        return i
+
+    def _set_cpu(self, i: int, amount: int) -> None:
+        before = min(self.at_cpu[i], self.processors) / self.processors
+        self.at_cpu[i] += amount
+        after = min(self.at_cpu[i], self.processors) / self.processors
+        self._change("at_cpu", after - before)
+
+    def _database_and_wait(self) -> Iterator[simpy.Event]:
+        env = self.env
+        if self.db_time:
+            self._change("db", 1)
+            yield self.db.serve(self.rng.expovariate(1.0 / self.db_time))
+            self._change("db", -1)
+        if self.wait_time:
+            yield env.timeout(self.rng.expovariate(1.0 / self.wait_time))
+
+    def _connection_phase(self, i: int) -> Iterator[simpy.Event]:
+        env, window = self.env, self.window
+        pool = self.connections[i]
+        if pool is None:
+            self._change("busy_connections", 1)
+            yield from self._database_and_wait()
+            self._change("busy_connections", -1)
+            return
+        asked = env.now
+        self._change("connection_queue", 1)
+        with pool.request() as connection:
+            yield connection
+            window.count("connection_grants")
+            window.count("connection_wait", env.now - asked)
+            self._change("connection_queue", -1)
+            self._change("busy_connections", 1)
+            yield from self._database_and_wait()
+            self._change("busy_connections", -1)
+
+    def _hold_thread(self, i: int, arrival: float) -> Iterator[simpy.Event]:
+        env, window = self.env, self.window
+        window.count("thread_grants")
+        window.count("queue_wait", env.now - arrival)
+        self._change("busy_threads", 1)
+        if self.cpu_time:
+            self._set_cpu(i, 1)
+            with self.cpus[i].request() as processor:
+                yield processor
+                yield env.timeout(self.rng.expovariate(1.0 / self.cpu_time))
+            self._set_cpu(i, -1)
+        if self.db_time or self.wait_time:
+            yield from self._connection_phase(i)
+        self._change("busy_threads", -1)
+
+    def _request(self, i: int, arrival: float) -> Iterator[simpy.Event]:
+        pool = self.threads[i]
+        if pool is None:
+            yield from self._hold_thread(i, arrival)
+        else:
+            with pool.request() as thread:
+                yield thread
+                yield from self._hold_thread(i, arrival)
+        self.full -= self.in_system[i] == self.capacity
+        self._change("n", -1)
+        self.in_system[i] -= 1
+        self.window.count("completed")
+        self.window.count("response", self.env.now - arrival)
+
+    def _client(self) -> Iterator[simpy.Event]:
+        env = self.env
+        while True:
+            if self.think_rate == math.inf:
+                yield env.timeout(0.0)
+            else:
+                yield env.timeout(self.rng.expovariate(self.think_rate))
+            i = self._admitted()
+            if i is not None:
+                yield from self._request(i, env.now)
+
+    def _arrivals(self) -> Iterator[simpy.Event]:
+        env = self.env
+        while True:
+            yield env.timeout(self.rng.expovariate(self.arrival_rate))
+            i = self._admitted()
+            if i is not None:
+                env.process(self._request(i, env.now))
+
+    def run(self, horizon: float) -> dict[str, float]:
+        if self.arrival_rate is None:
+            for _ in range(self.clients):
+                self.env.process(self._client())
+        else:
+            self.env.process(self._arrivals())
+        self.env.run(until=horizon)
+        self._mark()
+        w = self.window
+        return {
+            "throughput": w.rate("completed"),
+            "response_time": w.ratio("response", "completed"),
+            "utilization": w.time_average("server_busy"),
+            "mean_in_system": w.time_average("n"),
+            "error_rate": w.time_average("full"),
+            "rejection_probability": w.ratio("dropped", "arrivals"),
+            "busy_threads": w.time_average("busy_threads"),
+            "queue_length": w.time_average("queue"),
+            "queue_wait": w.ratio("queue_wait", "thread_grants"),
+            "busy_connections": w.time_average("busy_connections"),
+            "connection_queue_length": w.time_average("connection_queue"),
+            "connection_wait": (w.ratio("connection_wait", "connection_grants")
+                                if "connection_grants" in w.counts else 0.0),
+            "database_utilization": w.time_average("db_busy"),
+            "database_requests": w.time_average("db"),
+        }
+
+
+def _fleet_replicate(model: dict, horizon: float, warmup: float, replications: int,
+                     seed: int) -> SimulationResult:
+    runs = [_FleetReplication(**model, warmup=warmup, horizon=horizon, rng=rng).run(horizon)
+            for rng in _replication_streams(seed, replications)]
+    for i, run in enumerate(runs):
+        undefined = [name for name in FLEET_METRICS if not math.isfinite(run[name])]
+        if undefined:
+            raise ValueError(
+                f"horizon must leave a measurement window (horizon - warmup = "
+                f"{horizon - warmup:g}) long enough for every metric: in replication {i + 1} of "
+                f"{replications} nothing was counted for {', '.join(undefined)}; use a longer "
+                "horizon")
+    parameters = {**model, "horizon": horizon, "warmup": warmup, "seed": seed}
+    return _summarize("fleet", parameters, FLEET_METRICS, runs)
+
+
+def simulate_fleet(
+    *,
+    instances: int = 1,
+    clients: int | None = None,
+    capacity: int,
+    threads: int | None = None,
+    cpu_time: float,
+    wait_time: float,
+    think_time: float | None = None,
+    arrival_rate: float | None = None,
+    processors: int = 1,
+    connections: int | None = None,
+    db_processors: int | None = None,
+    db_time: float = 0.0,
+    db_contention: float = 0.0,
+    horizon: float = DEFAULT_HORIZON,
+    warmup: float = DEFAULT_WARMUP,
+    replications: int = DEFAULT_REPLICATIONS,
+    seed: int = 0,
+) -> SimulationResult:
+    """Simulate a fleet of servers behind a balancer, sharing one database.
+
+    ``instances`` = N identical servers stand behind a balancer that sends each request to one
+    of them at random (open arrivals at ``arrival_rate`` in total, or ``clients`` in total
+    thinking ``think_time``). Each is the server of :func:`simulate_thread_pool` (at most
+    ``capacity`` admitted, ``threads`` or none, ``processors`` shared, a pool of
+    ``connections`` or none, first come first served; a request refused by its instance is
+    lost or its client thinks again). A request: processor time (mean ``cpu_time``) on its
+    instance; then it takes a connection (or waits for one holding its thread); then the
+    database: service of mean ``db_time`` on the database's ``db_processors`` processors (None:
+    no limit), processor sharing among every request of every instance in that phase, each
+    one's work stretched by ``1 + db_contention (D - 1)`` with D requests in the database; then
+    the off-database wait (mean ``wait_time``) still holding the connection; then it leaves.
+    Exponential times. A request with neither database time nor wait takes no connection.
+
+    Metrics :data:`FLEET_METRICS`, the fleet's: ``throughput``, ``mean_in_system``,
+    ``busy_threads``, ``queue_length``, ``busy_connections``, ``connection_queue_length`` and
+    ``database_requests`` are totals over the instances; ``response_time``, ``queue_wait`` and
+    ``connection_wait`` are per request; ``utilization`` is the mean fraction of an instance's
+    processors busy, ``error_rate`` the mean fraction of instances full, and
+    ``database_utilization`` the mean fraction of the database's processors busy (0 without a
+    processor limit). ``think_time`` must be > 0. Run length and seed as in
+    :func:`simulate_thread_pool`.
+    """
+    instances = as_scalar_integer(instances, "instances")
+    capacity = as_scalar_integer(capacity, "capacity")
+    workload = _workload(clients, think_time, arrival_rate, capacity)
+    if workload.get("think_time", 1.0) == 0:
+        raise ValueError("think_time must be > 0 in the fleet's simulation, got 0")
+    threads = _optional_count(threads, "threads")
+    processors = as_scalar_integer(processors, "processors")
+    connections = _optional_count(connections, "connections")
+    db_processors = _optional_count(db_processors, "db_processors")
+    cpu_time = _time(cpu_time, "cpu_time", zero=True)
+    wait_time = _time(wait_time, "wait_time", zero=True)
+    db_time = _time(db_time, "db_time", zero=True)
+    if cpu_time == 0 and wait_time == 0 and db_time == 0:
+        raise ValueError("cpu_time, wait_time and db_time must not all be 0: a request needs "
+                         "some time")
+    db_contention = _nonnegative(db_contention, "db_contention")
+    if db_contention > 0 and db_time == 0:
+        raise ValueError(f"db_contention must be 0 when db_time is 0 (no database phase), got "
+                         f"{db_contention!r}")
+    horizon, warmup, replications, seed = _check_run_length(horizon, warmup, replications, seed)
+    rate = workload.get("arrival_rate") or workload["clients"] / workload["think_time"]
+    seconds = replications * (horizon * rate * _FLEET_PER_REQUEST
+                              + workload.get("clients", 0) * _PER_CLIENT)
+    if seconds > MAX_SECONDS:
+        raise ValueError(
+            f"horizon, replications and the load must keep the simulation within "
+            f"MAX_SECONDS = {MAX_SECONDS:g} s; these ask for about {seconds:.3g} s (fewer "
+            "replications, a shorter horizon or a lower load)")
+    model = {**workload, "instances": instances, "capacity": capacity, "threads": threads,
+             "processors": processors, "connections": connections, "cpu_time": cpu_time,
+             "wait_time": wait_time, "db_processors": db_processors, "db_time": db_time,
+             "db_contention": db_contention}
+    return _fleet_replicate(model, horizon, warmup, replications, seed)

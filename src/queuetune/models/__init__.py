@@ -5,10 +5,13 @@
   2002), with load-dependent stations solved through log normalizing constants;
 * :func:`thread_pool` - the M/M/1/B/K model extended with a pool of T threads (or none), p
   processors, a pool of C connections and a closed or open workload, solved exactly as a
-  Markov chain or by flow-equivalent-server decomposition;
+  Markov chain or by flow-equivalent-server decomposition; with ``instances``,
+  ``db_processors``, ``db_time`` or ``db_contention`` a fleet of such servers behind a
+  balancer sharing one database (:mod:`.fleet`, :class:`FleetResult`);
 * :mod:`.symbolic` - the derivations of eqs. (3)-(5) with SymPy.
 """
 
+from .fleet import FleetResult
 from .mean_value import Station, mva
 from .results import FiniteSourceResult, MM1BKResult, MVAResult, ThreadPoolResult
 from .single_server import mm1bk
@@ -20,6 +23,7 @@ __all__ = [
     "thread_pool",
     "Station",
     "FiniteSourceResult",
+    "FleetResult",
     "MM1BKResult",
     "MVAResult",
     "ThreadPoolResult",

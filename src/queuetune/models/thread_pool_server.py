@@ -42,6 +42,7 @@ from .._validation import as_choice, as_integer, as_nonnegative, as_time, broadc
 from . import passage
 from .birth_death import log_stationary_distribution
 from .finite_source import MAX_STATES, solve_summary
+from .fleet import fleet
 from .markov import stationary_distribution
 from .results import ThreadPoolResult, shaped
 from .thread_pool_chain import (
@@ -146,6 +147,10 @@ def thread_pool(
     thread_overhead: Any = 0.0,
     pool_overhead: Any = 0.0,
     method: str = "exact",
+    instances: Any = 1,
+    db_processors: Any = None,
+    db_time: Any = 0.0,
+    db_contention: Any = 0.0,
 ) -> ThreadPoolResult:
     """Solve the thread-pool server for one or many configurations.
 
@@ -199,6 +204,16 @@ def thread_pool(
         :data:`EXACT_MAX_STATES` states or an estimated :data:`EXACT_MAX_SECONDS`.
         ``"fes"``: flow-equivalent-server decomposition (approximate; all configurations
         together; refused above an estimated :data:`FES_MAX_SECONDS`).
+    instances, db_processors, db_time, db_contention : optional
+        A fleet of ``instances`` identical servers behind a balancer that sends each request
+        to one at random, sharing a database of ``db_processors`` processors (None: no
+        processor limit) where each request needs ``db_time`` (exponential, processor
+        sharing, stretched by ``1 + db_contention (D - 1)`` with D requests in it) after
+        taking its connection and before its ``wait_time``; ``arrival_rate`` and ``clients``
+        are then the fleet's totals. Given anything but their defaults (1, None, 0, 0), the
+        call is solved by :func:`queuetune.models.fleet.fleet` and returns a
+        :class:`~queuetune.models.fleet.FleetResult` (the fleet's totals and
+        ``database_utilization``); the overheads must then be 0.
 
     Returns
     -------
@@ -227,6 +242,13 @@ def thread_pool(
     >>> print(f"R = {res.response_time * 1000:.0f} ms")
     R = 281 ms
     """
+    if _asks_fleet(instances, db_processors, db_time, db_contention):
+        return _fleet(clients=clients, capacity=capacity, threads=threads, cpu_time=cpu_time,
+                      wait_time=wait_time, think_time=think_time, arrival_rate=arrival_rate,
+                      processors=processors, connections=connections,
+                      thread_overhead=thread_overhead, pool_overhead=pool_overhead,
+                      method=method, instances=instances, db_processors=db_processors,
+                      db_time=db_time, db_contention=db_contention)
     method = as_choice(method, "method", _METHODS)
     cfg = _validated(clients, capacity, threads, cpu_time, wait_time, think_time, arrival_rate,
                      processors, connections, thread_overhead, pool_overhead, method)
@@ -279,6 +301,31 @@ class _QuantileFunction:
                 connections=int(cfg.C[i]) if cfg.C[i] < holders[i] else None,
                 probabilities=probabilities))
         return np.array(rows)
+
+
+def _asks_fleet(instances, db_processors, db_time, db_contention) -> bool:
+    """Whether a fleet keyword is given other than its default (1, None, 0, 0)."""
+    def is_scalar(value, default):
+        return (isinstance(value, (int, float, np.integer, np.floating))
+                and not isinstance(value, bool) and value == default)
+    return not (is_scalar(instances, 1) and db_processors is None
+                and is_scalar(db_time, 0) and is_scalar(db_contention, 0))
+
+
+def _fleet(*, thread_overhead, pool_overhead, **arguments):
+    """The fleet model, which has no overhead terms."""
+    for name, value in (("thread_overhead", thread_overhead), ("pool_overhead", pool_overhead)):
+        if not _is_zero(value):
+            raise ValueError(f"{name} must be 0 with instances, db_processors, db_time or "
+                             f"db_contention (the fleet model has no overhead), got {value!r}")
+    return fleet(**arguments)
+
+
+def _is_zero(value) -> bool:
+    try:
+        return bool(np.all(np.asarray(value, dtype=np.float64) == 0))
+    except (TypeError, ValueError):
+        return False
 
 
 # --------------------------------------------------------------------------- exact
