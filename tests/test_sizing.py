@@ -247,25 +247,31 @@ ENGINEER = dict(processors=8, cpu_time=0.04, wait_time=0.2, arrival_rate=300.0)
 
 
 @pytest.mark.parametrize("kw", [
-    ENGINEER, {**ENGINEER, "processors": 18},
+    ENGINEER, {**ENGINEER, "processors": 18}, {**ENGINEER, "processors": 18, "headroom": 1.2},
+    dict(processors=64, cpu_time=0.005, wait_time=0.05, arrival_rate=3000.0),
     dict(processors=4, cpu_time=0.01, wait_time=0.2, clients=1000, think_time=4.0),
     dict(processors=1, cpu_time=0.01, wait_time=0.2, clients=200, think_time=4.0,
          connections=30, max_response_time=1.0),
-    dict(processors=16, cpu_time=0.005, wait_time=0, arrival_rate=2000.0),
+    dict(processors=16, cpu_time=0.005, wait_time=0, arrival_rate=2000.0, read_timeout=3.0),
 ])
 def test_the_sizing_follows_its_definition(kw):
     s = sizing.size(**kw)
     S = kw["cpu_time"] + kw["wait_time"]
+    h = kw.get("headroom", 1.5)
     peak = kw.get("arrival_rate") or kw["clients"] / (kw["think_time"] + S)
-    assert s.peak == pytest.approx(peak)
-    assert s.processors_needed == max(1, math.ceil(peak * kw["cpu_time"] / 0.7))
+    assert s.peak == pytest.approx(peak) and s.headroom == h
+    p_need = s.processors_needed  # the smallest p with an Erlang-C processor wait <= s_c / 10
+    a = h * peak * kw["cpu_time"]
+    assert p_need > a and erlang_c(p_need, a) / (p_need - a) <= 0.1
+    assert p_need - 1 <= a or erlang_c(p_need - 1, a) / (p_need - 1 - a) > 0.1
     C = s.connections
     if kw["wait_time"] == 0:
         assert C is None and s.pool_limit is None
     elif "connections" in kw:
         assert C == kw["connections"]
     else:
-        assert C == sizing.erlang_c_connections(load=peak * kw["wait_time"], tolerance=0.1)
+        erlang = sizing.erlang_c_connections(load=h * peak * kw["wait_time"], tolerance=0.1)
+        assert C == min(erlang, s.threads)  # never a pool larger than the threads
     x = sizing.holders_throughput(processors=kw["processors"], cpu_time=kw["cpu_time"],
                                   wait_time=kw["wait_time"], connections=C,
                                   holders=s.threads)
@@ -273,17 +279,111 @@ def test_the_sizing_follows_its_definition(kw):
     t_sat = s.saturation_threads
     assert x[t_sat] >= 0.95 * limit and (t_sat == 1 or x[t_sat - 1] < 0.95 * limit)
     assert s.threads == max(t_sat, s.peak_threads or 0)
-    r_max = kw.get("max_response_time", 10 * S)
-    assert s.thread_limit == x[s.threads]
-    assert s.capacity == max(s.threads, math.ceil(r_max * x[s.threads] - 1e-9))
+    r_max = kw.get("max_response_time", kw.get("read_timeout", 60.0))
+    assert s.max_response_time == r_max
+    assert s.thread_limit == pytest.approx(x[s.threads], rel=1e-12)
+    assert s.capacity == max(s.threads, math.ceil(r_max * s.thread_limit - 1e-9))
+    assert s.saturation_multiple == s.thread_limit / peak
     assert s.utilization == pytest.approx(s.throughput * kw["cpu_time"] / kw["processors"])
-    assert s.double["utilization"] >= s.utilization - 1e-12
-    assert s.double["throughput"] >= s.throughput - 1e-9 * s.throughput
+    assert [row["multiple"] for row in s.loads] == list(sizing.MULTIPLES)
+    assert s.double == s.loads[3] and s.double["multiple"] == 2.0
+    for row, before in zip(s.loads[1:], s.loads, strict=False):
+        assert row["utilization"] >= before["utilization"] - 1e-12
+        assert row["refused"] >= before["refused"] - 1e-12
+    assert all(row["response_time_p99"] is None for row in s.loads)  # not computed yet
+
+
+@pytest.mark.parametrize("kw", [
+    dict(processors=18, cpu_time=0.04, wait_time=0.2, arrival_rate=300.0, threads=51),
+    dict(processors=8, cpu_time=0.04, wait_time=0.2, arrival_rate=100.0, threads=60,
+         connections=10, capacity=200),
+    dict(processors=4, cpu_time=0.01, wait_time=0.2, clients=300, think_time=2.0,
+         threads=20, capacity=50),
+])
+def test_the_users_own_settings_are_measured_as_given(kw):
+    s = sizing.size(**kw)
+    yours = s.yours
+    C = kw.get("connections", s.connections)
+    assert (yours["threads"], yours["connections"], yours["capacity"]) == (
+        kw["threads"], C, kw.get("capacity"))
+    base = {k: kw[k] for k in ("processors", "cpu_time", "wait_time")}
+    for row in yours["loads"]:
+        load = ({"arrival_rate": row["arrival_rate"]} if "arrival_rate" in kw
+                else {"clients": row["clients"], "think_time": kw["think_time"]})
+        want = sizing.solve(**base, threads=kw["threads"], connections=C,
+                            capacity=kw.get("capacity"), **load)
+        assert row["response_time"] == want.response_time
+        assert row["refused"] == want.refused
+    x = sizing.holders_throughput(**base, connections=C, holders=kw["threads"])
+    assert yours["saturation_multiple"] == pytest.approx(x[-1] / s.peak, rel=1e-12)
+    assert any(f"your settings (T = {kw['threads']})" in w for w in s.warnings)
+
+
+def test_the_saturating_resource_is_the_one_near_full_at_the_ceiling():
+    eighteen = sizing.size(**{**ENGINEER, "processors": 18})
+    assert eighteen.saturation_resource == "processors"  # 450/s of processors, 95 % busy
+    assert 1.4 < eighteen.saturation_multiple < 1.5
+    few = sizing.size(**{**ENGINEER, "processors": 18}, threads=51)
+    assert few.yours["saturation_resource"] == "threads"  # issue 29: 51 threads at 0.71x
+    pool = sizing.size(**{**ENGINEER, "processors": 18}, connections=65)
+    assert pool.saturation_resource == "pool" and pool.saturation_multiple < 65 / 0.2 / 300
+
+
+def test_headroom_is_carried_at_ten_percent_over_the_peak():
+    """Issue 29: the 18-core service sized for its peak went from 275 ms to 2,330 ms at 1.1x;
+    sized with the default headroom it keeps its response time and refuses nothing."""
+    s = sizing.size(**{**ENGINEER, "processors": 18})
+    at_peak, bump = s.loads[0], s.loads[1]
+    assert bump["multiple"] == 1.1 and bump["refused"] < 1e-6
+    assert bump["response_time"] < 1.05 * at_peak["response_time"]
+    assert s.saturation_multiple > 1.1
+
+
+def test_a_given_pool_larger_than_the_threads_gets_a_warning():
+    s = sizing.size(processors=1, cpu_time=0.01, wait_time=0.2, clients=200, think_time=4.0,
+                    connections=30, max_response_time=1.0)
+    assert s.connections == 30 > s.threads
+    assert any("your pool of 30 connections is larger than" in w for w in s.warnings)
+    sized = sizing.size(**ENGINEER)
+    assert sized.connections <= sized.threads
+
+
+@pytest.mark.parametrize(("given", "origin", "r_max"), [
+    ({}, "default", 60.0), ({"read_timeout": 5.0}, "read_timeout", 5.0),
+    ({"read_timeout": 5.0, "p99_objective": 1.5}, "p99_objective", 1.5),
+    ({"read_timeout": 5.0, "p99_objective": 1.5, "max_response_time": 0.8},
+     "max_response_time", 0.8),
+])
+def test_b_says_where_its_longest_response_came_from(given, origin, r_max):
+    s = sizing.size(**{**ENGINEER, "processors": 18}, **given)
+    assert (s.max_response_origin, s.max_response_time) == (origin, r_max)
+    assert origin in sizing.ORIGINS
+    assert (origin == "default") == any("no read timeout" in w for w in s.warnings)
+
+
+def test_a_p99_objective_below_the_service_alone_is_refused_by_the_service():
+    s = sizing.size(**{**ENGINEER, "processors": 18}, p99_objective=0.5)
+    floor = s.objective["service_p99"]
+    # P(S > t) for S the sum of exponentials of means 0.04 and 0.2
+    tail = (0.2 * math.exp(-floor / 0.2) - 0.04 * math.exp(-floor / 0.04)) / (0.2 - 0.04)
+    assert tail == pytest.approx(0.01, rel=1e-9)
+    assert s.objective["met"] is False and s.objective["prevented_by"]
+    assert any("p99 objective of 500 ms cannot be met" in w for w in s.warnings)
+    reachable = sizing.size(**{**ENGINEER, "processors": 18}, p99_objective=1.5)
+    assert reachable.objective["met"] is None  # unknown until the percentiles are computed
+
+
+@pytest.mark.parametrize(("s_c", "s_w"), [(0.1, 0.0), (0.05, 0.05), (0.04, 0.2), (0.3, 0.01)])
+def test_the_service_quantile_inverts_its_tail(s_c, s_w):
+    t = sizing.service_quantile(cpu_time=s_c, wait_time=s_w, q=0.95)
+    rng = np.random.default_rng(5)
+    sample = rng.exponential(s_c, 400_000) + (rng.exponential(s_w, 400_000) if s_w else 0)
+    assert np.mean(sample > t) == pytest.approx(0.05, abs=0.002)
 
 
 def test_the_peak_pool_of_threads_is_the_smallest_within_tolerance():
     kw = dict(processors=4, cpu_time=0.01, wait_time=0.2, connections=40)
-    s = sizing.size(**kw, arrival_rate=150.0)
+    s = sizing.size(**kw, arrival_rate=100.0)  # the threads carry 1.5 x 100/s
     ref = sizing.solve(**kw, arrival_rate=150.0).response_time
     at = sizing.solve(**kw, arrival_rate=150.0, threads=s.peak_threads).response_time
     fewer = sizing.solve(**kw, arrival_rate=150.0, threads=s.peak_threads - 1).response_time
@@ -292,14 +392,15 @@ def test_the_peak_pool_of_threads_is_the_smallest_within_tolerance():
 
 def test_the_engineers_service():
     eight = sizing.size(**ENGINEER)
-    assert eight.processors_needed == 18
-    assert eight.warnings[0] == "8 processors are fewer than the 18 the peak needs"
-    assert eight.utilization > 0.9 and eight.refused > 0.3  # 200/s is all 8 cores do
     eighteen = sizing.size(**{**ENGINEER, "processors": 18})
+    assert eight.processors_needed == eighteen.processors_needed
+    assert eight.warnings[0] == (f"8 processors are fewer than the {eight.processors_needed} "
+                                 "that carry 1.5× the peak")
+    assert eight.utilization > 0.9 and eight.refused > 0.3  # 200/s is all 8 cores do
     assert eighteen.utilization == pytest.approx(300 * 0.04 / 18)
     assert eighteen.refused < 1e-9
     assert 0.24 < eighteen.response_time < 0.3  # about S = 240 ms, not S/(1 - U) = 720 ms
-    assert eighteen.connections > 300 * 0.2  # a pool of 10 would cap the service at 50/s
+    assert eighteen.connections > 1.5 * 300 * 0.2  # carries 1.5x the peak's 60 erlangs
     capped = sizing.size(**{**ENGINEER, "processors": 18}, connections=10)
     assert capped.pool_limit == 50 and capped.throughput < 50
     assert any("pool of 10" in w for w in capped.warnings)
@@ -317,7 +418,10 @@ def test_the_benchmark_sizing_is_finite():
     ({"cpu_time": float("nan")}, "cpu_time"), ({"wait_time": -1}, "wait_time"),
     ({"arrival_rate": 0}, "arrival_rate"), ({"arrival_rate": 2e7}, "arrival_rate"),
     ({"connections": 0}, "connections"), ({"max_response_time": 0}, "max_response_time"),
-    ({"target_utilization": 1.5}, "target_utilization"), ({"busy_share": 1}, "busy_share"),
+    ({"read_timeout": -1}, "read_timeout"), ({"p99_objective": 1e4}, "p99_objective"),
+    ({"headroom": 0.9}, "headroom"), ({"headroom": float("inf")}, "headroom"),
+    ({"threads": 0}, "threads"), ({"capacity": 10}, "capacity"),
+    ({"threads": 10, "capacity": 5}, "capacity"), ({"busy_share": 1}, "busy_share"),
     ({"tolerance": 0}, "tolerance"), ({"processors": True}, "processors"),
     ({"clients": 10, "think_time": 1.0}, "arrival_rate"),
     ({"arrival_rate": None}, "arrival_rate"),
@@ -330,7 +434,7 @@ def test_bad_input_is_refused_by_name(change, name):
 
 
 def test_an_answer_beyond_the_limits_is_refused_with_the_way_out(monkeypatch):
-    with pytest.raises(ValueError, match="200000 connections busy"):
+    with pytest.raises(ValueError, match="300000 connections busy, more than the 100000 this"):
         sizing.size(processors=64, cpu_time=0.001, wait_time=100, arrival_rate=2000)
     monkeypatch.setitem(sizing.LIMITS, "threads", (1, 50))
     with pytest.raises(ValueError, match="more than 50 threads.*give more processors="):
