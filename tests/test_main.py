@@ -70,6 +70,7 @@ def test_text_answer_names_the_settings_to_copy(capsys):
     (["--rate", "nan"], "--rate must be a number in (0, 1e+07]"),
     (["--connections", "0"], "--connections must be an integer in [1, 100000]"),
     (["--max-response-ms", "0"], "--max-response-ms must be a number"),
+    (["--target-utilization", "2"], "--target-utilization must be a number in (0, 1]"),
     (["--headroom", "0.5"], "--headroom must be a number in [1, 10], got 0.5"),
     (["--p99-ms", "0"], "--p99-ms must be a number in [0.001, 3.6e+06] ms, got 0"),
     (["--read-timeout-s", "-1"], "--read-timeout-s must be a number in (0, 3600] s"),

@@ -260,10 +260,10 @@ def test_the_sizing_follows_its_definition(kw):
     h = kw.get("headroom", 1.5)
     peak = kw.get("arrival_rate") or kw["clients"] / (kw["think_time"] + S)
     assert s.peak == pytest.approx(peak) and s.headroom == h
-    p_need = s.processors_needed  # the smallest p with an Erlang-C processor wait <= s_c / 10
-    a = h * peak * kw["cpu_time"]
-    assert p_need > a and erlang_c(p_need, a) / (p_need - a) <= 0.1
-    assert p_need - 1 <= a or erlang_c(p_need - 1, a) / (p_need - 1 - a) > 0.1
+    p_need = s.processors_needed  # the smallest p with an Erlang-C processor wait <= S / 10
+    a, tol = h * peak * kw["cpu_time"], 0.1 * S / kw["cpu_time"]
+    assert p_need > a and erlang_c(p_need, a) / (p_need - a) <= tol
+    assert p_need - 1 <= a or erlang_c(p_need - 1, a) / (p_need - 1 - a) > tol
     C = s.connections
     if kw["wait_time"] == 0:
         assert C is None and s.pool_limit is None
@@ -337,6 +337,13 @@ def test_headroom_is_carried_at_ten_percent_over_the_peak():
     assert bump["multiple"] == 1.1 and bump["refused"] < 1e-6
     assert bump["response_time"] < 1.05 * at_peak["response_time"]
     assert s.saturation_multiple > 1.1
+
+
+def test_a_utilization_target_replaces_the_queueing_criterion():
+    s = sizing.size(**ENGINEER, target_utilization=0.7)
+    assert s.processors_needed == math.ceil(300 * 0.04 / 0.7)
+    assert s.warnings[0] == ("8 processors are fewer than the 18 that keep under 70 % busy "
+                             "at the peak")
 
 
 def test_a_given_pool_larger_than_the_threads_gets_a_warning():
@@ -419,6 +426,7 @@ def test_the_benchmark_sizing_is_finite():
     ({"arrival_rate": 0}, "arrival_rate"), ({"arrival_rate": 2e7}, "arrival_rate"),
     ({"connections": 0}, "connections"), ({"max_response_time": 0}, "max_response_time"),
     ({"read_timeout": -1}, "read_timeout"), ({"p99_objective": 1e4}, "p99_objective"),
+    ({"target_utilization": 1.5}, "target_utilization"),
     ({"headroom": 0.9}, "headroom"), ({"headroom": float("inf")}, "headroom"),
     ({"threads": 0}, "threads"), ({"capacity": 10}, "capacity"),
     ({"threads": 10, "capacity": 5}, "capacity"), ({"busy_share": 1}, "busy_share"),

@@ -26,7 +26,8 @@ _OPTION = {"processors": "--processors", "cpu_time": "--cpu-ms", "wait_time": "-
            "arrival_rate": "--rate", "clients": "--clients", "think_time": "--think-s",
            "connections": "--connections", "threads": "--threads", "capacity": "--capacity",
            "headroom": "--headroom", "max_response_time": "--max-response-ms",
-           "read_timeout": "--read-timeout-s", "p99_objective": "--p99-ms"}
+           "read_timeout": "--read-timeout-s", "p99_objective": "--p99-ms",
+           "target_utilization": "--target-utilization"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
                       help="longest acceptable response time, ms (to 3.6e6): bounds B ahead "
                            "of the others; default: the p99 objective, else the read timeout, "
                            "else nginx's default proxy_read_timeout of 60 s")
+    size.add_argument("--target-utilization", type=float,
+                      help="a processor utilization to stay under at the peak, (0, 1], in "
+                           "place of the queueing criterion (a request waits for a processor "
+                           "a tenth of its processor time at the headroom)")
     size.add_argument("--json", action="store_true", help="print the answer as JSON")
     return parser
 
@@ -105,7 +110,8 @@ def size_command(args: argparse.Namespace) -> sizing.Sizing:
         headroom=args.headroom,
         max_response_time=_ms(args.max_response_ms, "--max-response-ms", "max_response_time"),
         read_timeout=args.read_timeout_s,
-        p99_objective=_ms(args.p99_ms, "--p99-ms", "p99_objective"))
+        p99_objective=_ms(args.p99_ms, "--p99-ms", "p99_objective"),
+        target_utilization=args.target_utilization)
 
 
 def _as_options(message: str) -> str:

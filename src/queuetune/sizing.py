@@ -53,7 +53,7 @@ way out.
 
 >>> s = size(processors=18, cpu_time=0.04, wait_time=0.2, arrival_rate=300, read_timeout=2)
 >>> s.processors_needed, s.connections, s.threads, s.capacity
-(22, 95, 108, 856)
+(20, 95, 108, 856)
 >>> round(s.utilization, 3), round(s.response_time * 1000, 1)
 (0.667, 240.5)
 >>> round(s.saturation_multiple, 3), s.saturation_resource
@@ -542,7 +542,8 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
          threads: int | None = None, capacity: int | None = None,
          headroom: float = HEADROOM, max_response_time: float | None = None,
          read_timeout: float | None = None, p99_objective: float | None = None,
-         busy_share: float = 0.95, tolerance: float = 0.10) -> Sizing:
+         target_utilization: float | None = None, busy_share: float = 0.95,
+         tolerance: float = 0.10) -> Sizing:
     """Size processors, threads, pool and admission bound to carry ``headroom`` times a peak.
 
     Inputs: ``processors`` p, ``cpu_time`` s_c and ``wait_time`` s_w (s), either
@@ -558,13 +559,16 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
       storm or a failed-over neighbour lands well above it; 1.5 carries half as much again,
       while the processors-needed criterion below then keeps the processors about 2/3 busy at
       the peak on large servers (the old fixed target was 70 %).
-    * ``processors_needed``: the smallest ``p`` at which a request in its processor phase
-      waits, on average, at most ``tolerance s_c`` for a processor at ``h`` times the peak:
-      :func:`erlang_c_servers` at ``h X_peak s_c`` erlangs (M/M/p; processor sharing has the
-      same number in service and so the same mean). This is square-root staffing, ``p ~ a +
-      beta sqrt(a)``: a fixed utilization target over-provisions a large server (64 cores at
-      24 % busy wait for nothing) and under-provisions a small one; this criterion holds the
-      processors' delay to the same share of ``s_c`` at every core count.
+    * ``processors_needed``: the smallest ``p`` at which a request waits, on average, at most
+      ``tolerance S`` for a processor (adds at most a tenth to its service time) at ``h``
+      times the peak: :func:`erlang_c_servers` at ``h X_peak s_c`` erlangs with the tolerance
+      ``tolerance S / s_c`` (M/M/p; processor sharing has the same number in service and so
+      the same mean delay). This is square-root staffing, ``p ~ a + beta sqrt(a)``: a fixed
+      utilization target over-provisions a large server (64 cores at 24 % busy wait for
+      nothing) and under-provisions a small one; this criterion holds the processors' delay
+      to the same share of ``S`` at every core count. A
+      ``target_utilization`` given (say a vendor's ceiling) replaces it by
+      ``max(1, ceil(X_peak s_c / target_utilization))``.
     * ``connections``: the given C, else (``s_w > 0``) :func:`erlang_c_connections` at
       ``h X_peak s_w`` (``s_w = 0``: no pool, None), and never more than the threads T (a
       connection no thread can hold is of no use; a given C larger than T gets a warning);
@@ -599,13 +603,16 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
                          f"admitted requests include those holding a thread, got {B_user}")
     h = real(headroom, "headroom", low=LIMITS["headroom"][0], high=LIMITS["headroom"][1])
     r_max, origin, bounds = _longest(max_response_time, read_timeout, p99_objective)
+    target = None if target_utilization is None else real(
+        target_utilization, "target_utilization", low=0.0, high=1.0, low_open=True)
     share = real(busy_share, "busy_share", low=0.0, high=1.0, low_open=True, high_open=True)
     tol = real(tolerance, "tolerance", low=0.0, high=10.0, low_open=True)
     inputs = {"processors": p, "cpu_time": s_c, "wait_time": s_w, "arrival_rate": rate,
               "clients": K, "think_time": Z, "connections": C, "threads": T_user,
-              "capacity": B_user, "headroom": h, **bounds, "busy_share": share,
+              "capacity": B_user, "headroom": h, **bounds, "target_utilization": target,
+              "busy_share": share,
               "tolerance": tol}
-    plan = _settings(p, s_c, s_w, C, rate, K, Z, r_max, h, share, tol)
+    plan = _settings(p, s_c, s_w, C, rate, K, Z, r_max, h, share, tol, target)
     plan["origin"] = origin
     holders = plan["holders"]
     setting = _Setting(plan["threads"], plan["capacity"])
@@ -683,9 +690,13 @@ def _saturation(h: Holders, threads: int, peak: float, share: float) -> tuple[fl
     return ceiling / peak, resource
 
 
-def _settings(p, s_c, s_w, C, rate, K, Z, r_max, headroom, share, tol) -> dict:
+def _settings(p, s_c, s_w, C, rate, K, Z, r_max, headroom, share, tol, target) -> dict:
     peak = rate if rate is not None else K / (Z + s_c + s_w)
-    needed = erlang_c_servers(load=headroom * peak * s_c, tolerance=tol, what="processors")
+    if target is None:
+        needed = erlang_c_servers(load=headroom * peak * s_c, what="processors",
+                                  tolerance=tol * (s_c + s_w) / s_c)
+    else:
+        needed = max(1, math.ceil(peak * s_c / target))
     sized_pool = C is None and s_w > 0
     if sized_pool:
         C = erlang_c_connections(load=headroom * peak * s_w, tolerance=tol)
@@ -693,12 +704,12 @@ def _settings(p, s_c, s_w, C, rate, K, Z, r_max, headroom, share, tol) -> dict:
     t_sat = _saturation_threads(h, share)
     t_peak = _peak_threads(h, *_scaled(rate, K, headroom), Z, tol)
     T = max(t_sat, t_peak or 0)
-    if sized_pool and C > T:  # connections no thread can hold; X_in(m <= T) is the same
+    if sized_pool and C > T:  # connections no thread can hold (X_in(m <= T) is the same)
         C = T
         h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C)
     B = max(T, _ceil(r_max * h.at(T)))
-    return {"peak": peak, "processors_needed": needed, "connections": C, "holders": h,
-            "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T, "capacity": B}
+    return {"peak": peak, "processors_needed": needed, "target": target, "connections": C,
+            "holders": h, "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T, "capacity": B}
 
 
 def _yours(p, s_c, s_w, C, plan, T, B, rate, K, Z, share) -> dict:
@@ -798,7 +809,9 @@ def _warnings(p, s_c, s_w, headroom, plan, at_peak, multiple, resource, yours, o
     if p < plan["processors_needed"]:
         are = "processors are" if p > 1 else "processor is"
         notes.append(f"{p} {are} fewer than the {plan['processors_needed']} that carry "
-                     f"{_g4(headroom)}× the peak")
+                     f"{_g4(headroom)}× the peak" if plan["target"] is None else
+                     f"{p} {are} fewer than the {plan['processors_needed']} that keep under "
+                     f"{_g4(100 * plan['target'])} % busy at the peak")
     pool_limit = (math.inf if plan["connections"] is None or s_w == 0
                   else plan["connections"] / s_w)
     if pool_limit < peak and pool_limit < p / s_c:  # the pool, not the processors, binds
