@@ -709,7 +709,8 @@ def _settings(p, s_c, s_w, C, rate, K, Z, r_max, headroom, share, tol, target) -
         h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C)
     B = max(T, _ceil(r_max * h.at(T)))
     return {"peak": peak, "processors_needed": needed, "target": target, "connections": C,
-            "holders": h, "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T, "capacity": B}
+            "holders": h, "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T,
+            "capacity": B}
 
 
 def _yours(p, s_c, s_w, C, plan, T, B, rate, K, Z, share) -> dict:
