@@ -3,47 +3,14 @@
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 import pytest
+from fes_reference import brute_chain, model_configurations
 
 from queuetune import mm1bk, sizing, thread_pool
 
 # --------------------------------------------------------------------------- independent routes
-
-
-def brute_holders(p, s_c, s_w, C, m_max):
-    """X_in(m) = G(m-1)/G(m) by the full convolution of the weights, in logs."""
-    def log_a(c):
-        return c * math.log(s_c) - sum(math.log(min(i, p)) for i in range(1, c + 1))
-
-    def log_b(w):
-        return w * math.log(s_w) - sum(math.log(min(i, C) if C else i) for i in range(1, w + 1))
-
-    la = [log_a(c) for c in range(m_max + 1)]
-    lb = [log_b(w) for w in range(m_max + 1)]
-    log_g = [np.logaddexp.reduce([la[c] + lb[m - c] for c in range(m + 1)])
-             for m in range(m_max + 1)]
-    return np.array([0.0] + [math.exp(log_g[m - 1] - log_g[m]) for m in range(1, m_max + 1)])
-
-
-def brute_chain(death, *, rate=None, clients=None, think=None, capacity):
-    """Mean throughput, admitted and refused share of an explicit birth-death chain 0..B."""
-    B = capacity
-    birth = (np.full(B, rate) if rate is not None
-             else (clients - np.arange(B)) / think)
-    log_w = np.concatenate([[0.0], np.cumsum(np.log(birth) - np.log(death[1:B + 1]))])
-    w = np.exp(log_w - log_w.max())
-    pi = w / w.sum()
-    n = np.arange(B + 1)
-    x = float((pi * death[: B + 1]).sum())
-    if rate is not None:
-        refused = float(pi[-1])
-    else:
-        sent = float((pi * (clients - n)).sum())
-        refused = float(pi[-1] * (clients - B) / sent)
-    return x, float((pi * n).sum()), refused
 
 
 def erlang_b(servers, load):
@@ -58,44 +25,7 @@ def erlang_c(servers, load):
     return servers * b / (servers - load * (1 - b))
 
 
-# --------------------------------------------------------------------------- definition 1
-
-
-@pytest.mark.parametrize(("p", "s_c", "s_w", "C"), [
-    (1, 0.01, 0.2, None), (4, 0.04, 0.2, None), (3, 0.02, 0.05, 2), (8, 0.04, 0.2, 10),
-    (2, 0.01, 0.02, 4), (5, 0.01, 0.05, 25),  # balanced: p/s_c == C/s_w
-])
-def test_holders_throughput_is_the_ratio_of_normalizing_constants(p, s_c, s_w, C):
-    m_max = 60  # beyond p + C: the two-term recurrence is checked too
-    got = sizing.holders_throughput(processors=p, cpu_time=s_c, wait_time=s_w,
-                                    connections=C, holders=m_max)
-    want = brute_holders(p, s_c, s_w, C, m_max)
-    limit = min(p / s_c, C / s_w if C else math.inf)
-    converged = np.flatnonzero(got >= (1 - sizing.CONVERGED) * limit)
-    end = converged[0] + 1 if converged.size else m_max + 1
-    np.testing.assert_allclose(got[:end], want[:end], rtol=1e-11)
-    # after convergence the value is held, within CONVERGED of the limit and of the truth
-    np.testing.assert_allclose(got[end:], want[end:], rtol=1e-12)
-    assert np.all(np.diff(got) >= -1e-9 * limit) and got[-1] <= limit * (1 + 1e-12)
-
-
-def test_holders_without_a_wait_are_the_processors():
-    got = sizing.holders_throughput(processors=3, cpu_time=0.02, wait_time=0, holders=6)
-    assert got.tolist() == [0.0, 50.0, 100.0, 150.0, 150.0, 150.0, 150.0]
-
-
-def test_ten_thousand_holders_do_not_overflow():
-    x = sizing.holders_throughput(processors=256, cpu_time=0.002, wait_time=0.1,
-                                  connections=1000, holders=10**4)
-    assert np.all(np.isfinite(x)) and x[-1] == pytest.approx(1000 / 0.1, rel=1e-12)
-
-
-def test_a_pool_at_least_as_large_as_the_holders_is_no_pool():
-    with_pool = sizing.holders_throughput(processors=2, cpu_time=0.01, wait_time=0.1,
-                                          connections=40, holders=40)
-    without = sizing.holders_throughput(processors=2, cpu_time=0.01, wait_time=0.1,
-                                        holders=40)
-    np.testing.assert_allclose(with_pool, without, rtol=1e-13)
+# Definition 1 (the thread holders) is tested in tests/models/test_flow_equivalent.py.
 
 
 # --------------------------------------------------------------------------- definition 2
@@ -150,27 +80,6 @@ def test_one_processor_without_a_pool_is_the_old_flow_equivalent_server(K, B, T,
     assert st.throughput == pytest.approx(float(ref.throughput), rel=1e-9)
     assert st.response_time == pytest.approx(float(ref.response_time), rel=1e-9)
     assert st.utilization == pytest.approx(float(ref.utilization), rel=1e-9)
-
-
-def model_configurations(n: int, seed: int) -> list[dict]:
-    """Random servers of the documented domain: processors, pools, threads or none, open or
-    closed loads."""
-    rng = random.Random(seed)
-    out = []
-    for _ in range(n):
-        p = rng.choice([1, 2, 4, 8, 16, 64])
-        kw = dict(processors=p, cpu_time=round(rng.uniform(0.002, 0.05), 4),
-                  wait_time=rng.choice([0.0, round(rng.uniform(0.01, 0.4), 4)]),
-                  threads=rng.choice([None, rng.randint(1, 200)]),
-                  connections=rng.choice([None, rng.randint(1, 100)]),
-                  capacity=rng.randint(1, 600))
-        if rng.random() < 0.5:
-            kw["arrival_rate"] = round(rng.uniform(0.1, 1.5) * p / kw["cpu_time"], 3)
-        else:
-            kw["clients"] = rng.randint(1, 800)
-            kw["think_time"] = round(rng.uniform(0.1, 5), 3)
-        out.append(kw)
-    return out
 
 
 @pytest.mark.parametrize("kw", model_configurations(80, seed=11))
@@ -452,10 +361,3 @@ def test_an_answer_beyond_the_limits_is_refused_with_the_way_out(monkeypatch):
 def test_keyword_only():
     with pytest.raises(TypeError):
         sizing.size(8, 0.04, 0.2)  # type: ignore[misc]
-
-
-def test_a_call_past_its_work_estimate_is_refused_with_the_way_out(monkeypatch):
-    monkeypatch.setattr(sizing, "MAX_WORK", 1e5)
-    with pytest.raises(ValueError, match=r"estimated 10 s .*give fewer threads= or connections="):
-        sizing.solve(processors=64, cpu_time=0.001, wait_time=0.5, connections=5000,
-                     threads=3000, arrival_rate=100.0, capacity=5000)
