@@ -10,7 +10,7 @@ import pytest
 #: Modules the sizing path must not import: chart libraries and what only they need (Altair
 #: alone takes seconds to import; issue 29 measured 5 to 9 s for `python -m queuetune size`).
 HEAVY = ("altair", "vl_convert", "vega_datasets", "pandas", "scipy", "sympy", "simpy",
-         "matplotlib", "IPython", "queuetune.charts", "queuetune.models")
+         "matplotlib", "IPython", "queuetune.charts", "queuetune.models.thread_pool_server")
 
 
 def loaded_after(code: str) -> list[str]:

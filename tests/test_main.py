@@ -121,7 +121,7 @@ def test_runs_as_a_module():
 
 #: Modules the command must not import (see tests/test_init.py): Altair alone takes seconds.
 HEAVY = ("altair", "vl_convert", "vega_datasets", "pandas", "scipy", "sympy", "simpy",
-         "matplotlib", "IPython", "queuetune.charts", "queuetune.models")
+         "matplotlib", "IPython", "queuetune.charts", "queuetune.models.thread_pool_server")
 
 
 def test_the_command_imports_no_chart_library():

@@ -31,7 +31,6 @@ NO_LOGIC = {
     "documents/iplanet_tuning/__init__.py": "imports claims and parsers (registers them)",
     "fit/__init__.py": "re-exports the fitters",
     "lab/__init__.py": "docstring only",
-    "models/__init__.py": "re-exports the models",
 }
 
 

@@ -248,6 +248,13 @@ def test_headroom_is_carried_at_ten_percent_over_the_peak():
     assert s.saturation_multiple > 1.1
 
 
+def test_a_pool_of_one_connection_is_named_in_the_singular():
+    s = sizing.size(processors=2, cpu_time=0.01, wait_time=0.5, arrival_rate=100.0,
+                    connections=1)
+    assert "a pool of 1 connection completes at most 2 requests/s, below the peak of 100" in \
+        s.warnings
+
+
 def test_a_utilization_target_replaces_the_queueing_criterion():
     s = sizing.size(**ENGINEER, target_utilization=0.7)
     assert s.processors_needed == math.ceil(300 * 0.04 / 0.7)

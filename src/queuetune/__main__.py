@@ -150,7 +150,7 @@ def _rows(loads: list[dict], peak_label: str) -> list[str]:
 
 def _text(result: sizing.Sizing) -> str:
     pool = ("no pool (no wait)" if result.connections is None
-            else f"{result.connections} connections")
+            else f"{result.connections} connection{'s' if result.connections > 1 else ''}")
     queue = result.capacity - result.threads
     peak = (f"{result.inputs['arrival_rate']:.4g}/s" if result.inputs["clients"] is None
             else f"{result.inputs['clients']} clients")

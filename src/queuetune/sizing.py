@@ -694,7 +694,8 @@ def _warnings(p, s_c, s_w, headroom, plan, at_peak, multiple, resource, yours, o
     pool_limit = (math.inf if plan["connections"] is None or s_w == 0
                   else plan["connections"] / s_w)
     if pool_limit < peak and pool_limit < p / s_c:  # the pool, not the processors, binds
-        notes.append(f"a pool of {plan['connections']} connections completes at most "
+        word = "connection" if plan["connections"] == 1 else "connections"
+        notes.append(f"a pool of {plan['connections']} {word} completes at most "
                      f"{_g4(plan['connections'] / s_w)} requests/s, below the peak of "
                      f"{_g4(peak)}")
     if given_pool is not None and given_pool > plan["threads"]:

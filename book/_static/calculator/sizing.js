@@ -384,7 +384,8 @@
     }
     var poolLimit = (plan.connections === null || sw === 0) ? Infinity : plan.connections / sw;
     if (poolLimit < peak && poolLimit < p / sc) {
-      notes.push("a pool of " + plan.connections + " connections completes at most " +
+      notes.push("a pool of " + plan.connections +
+                 (plan.connections === 1 ? " connection" : " connections") + " completes at most " +
                  g4(plan.connections / sw) + " requests/s, below the peak of " + g4(peak));
     }
     if (givenPool !== null && givenPool > plan.threads) {
