@@ -23,25 +23,34 @@ def test_json_holds_the_answer_at_the_peak_and_at_twice_the_peak(capsys):
     out = run_json(capsys, ENGINEER)
     want = sizing.size(processors=8, cpu_time=0.04, wait_time=0.2, arrival_rate=300.0)
     for key in ("processors_needed", "threads", "connections", "capacity", "utilization",
-                "response_time", "throughput", "refused", "processor_limit", "pool_limit",
-                "thread_limit", "warnings"):
+                "response_time", "response_time_p95", "response_time_p99", "throughput",
+                "refused", "processor_limit", "pool_limit", "thread_limit", "warnings",
+                "headroom", "saturation_multiple", "saturation_resource",
+                "max_response_time", "max_response_origin"):
         assert out[key] == getattr(want, key), key
-    for key in ("processors_needed", "threads", "connections", "capacity", "utilization",
-                "response_time", "throughput", "refused"):
+    assert out["loads"] == want.loads and [r["multiple"] for r in out["loads"]] == [1, 1.1, 1.5, 2]
+    for key in ("response_time", "response_time_p95", "response_time_p99", "throughput",
+                "refused", "utilization", "multiple"):
         assert out["double"][key] == want.double[key], key
+    assert out["double"]["arrival_rate"] == 600
     assert out["inputs"]["processors"] == 8 and out["inputs"]["arrival_rate"] == 300
-    assert out["warnings"][0] == "8 processors are fewer than the 18 the peak needs"
+    assert out["warnings"][0] == (f"8 processors are fewer than the {want.processors_needed} "
+                                  "that carry 1.5× the peak")
 
 
-def test_milliseconds_are_converted(capsys):
+def test_milliseconds_and_seconds_are_converted(capsys):
     out = run_json(capsys, ["--processors", "18", "--cpu-ms", "40", "--wait-ms", "200",
                             "--clients", "1000", "--think-s", "2", "--connections", "70",
-                            "--max-response-ms", "1500", "--target-utilization", "0.6"])
+                            "--threads", "60", "--capacity", "400", "--headroom", "1.2",
+                            "--read-timeout-s", "30", "--p99-ms", "1500"])
     want = sizing.size(processors=18, cpu_time=0.04, wait_time=0.2, clients=1000,
-                       think_time=2.0, connections=70, max_response_time=1.5,
-                       target_utilization=0.6)
+                       think_time=2.0, connections=70, threads=60, capacity=400,
+                       headroom=1.2, read_timeout=30.0, p99_objective=1.5)
     assert out["capacity"] == want.capacity and out["response_time"] == want.response_time
-    assert out["inputs"]["max_response_time"] == 1.5
+    assert out["inputs"]["p99_objective"] == 1.5 and out["inputs"]["read_timeout"] == 30
+    assert out["max_response_origin"] == "p99_objective" and out["headroom"] == 1.2
+    assert out["yours"]["saturation_multiple"] == want.yours["saturation_multiple"]
+    assert out["yours"]["loads"] == want.yours["loads"]
 
 
 def test_text_answer_names_the_settings_to_copy(capsys):
@@ -62,13 +71,24 @@ def test_text_answer_names_the_settings_to_copy(capsys):
     (["--connections", "0"], "--connections must be an integer in [1, 100000]"),
     (["--max-response-ms", "0"], "--max-response-ms must be a number"),
     (["--target-utilization", "2"], "--target-utilization must be a number in (0, 1]"),
+    (["--headroom", "0.5"], "--headroom must be a number in [1, 10], got 0.5"),
+    (["--p99-ms", "0"], "--p99-ms must be a number in [0.001, 3.6e+06] ms, got 0"),
+    (["--read-timeout-s", "-1"], "--read-timeout-s must be a number in (0, 3600] s"),
+    (["--threads", "0"], "--threads must be an integer in [1, 100000]"),
+    (["--capacity", "40"], "--capacity (your bound on admitted requests) goes with --threads "
+                           "(your maxThreads)"),
+    (["--rate", "1e7"], "the load keeps about 600000 processors busy, more than the 100000 "
+                        "this sizing covers"),
     (["--clients", "10", "--think-s", "1"], "not both"),
+    (["--rate", "", "--clients", "10"], "--clients needs --think-s, a number in [0, 100000] s"),
     (["--processors", "many"], "--processors: invalid float value"),
 ])
 def test_bad_input_exits_2_naming_the_option(capsys, args, message):
     argv = list(ENGINEER)
     for option, value in zip(args[::2], args[1::2], strict=True):
-        if option in argv:
+        if option in argv and value == "":  # left out
+            del argv[argv.index(option): argv.index(option) + 2]
+        elif option in argv:
             argv[argv.index(option) + 1] = value
         else:
             argv += [option, value]
@@ -77,9 +97,37 @@ def test_bad_input_exits_2_naming_the_option(capsys, args, message):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "nan" not in err.replace("got nan", "")
+    assert "----" not in err
+
+
+def test_text_answer_has_the_load_rows_and_the_origin_of_b(capsys):
+    assert main(["size", *ENGINEER, "--processors", "18", "--threads", "51"]) == 0
+    text = capsys.readouterr().out
+    want = sizing.size(processors=18, cpu_time=0.04, wait_time=0.2, arrival_rate=300.0,
+                       threads=51)
+    for row in want.loads:
+        assert f"{row['multiple']:g}× ({row['arrival_rate']:.4g}/s)" in text
+    assert f"saturates at {want.saturation_multiple:.3g}× the peak (processors)" in text
+    assert "nginx's default proxy_read_timeout" in text
+    assert f"saturate at {want.yours['saturation_multiple']:.3g}× the peak (threads)" in text
 
 
 def test_runs_as_a_module():
     done = subprocess.run([sys.executable, "-m", "queuetune", "size", *ENGINEER, "--json"],
                           capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout)["processors_needed"] == 18
+    want = sizing.size(processors=8, cpu_time=0.04, wait_time=0.2, arrival_rate=300.0)
+    assert json.loads(done.stdout)["processors_needed"] == want.processors_needed
+
+
+#: Modules the command must not import (see tests/test_init.py): Altair alone takes seconds.
+HEAVY = ("altair", "vl_convert", "vega_datasets", "pandas", "scipy", "sympy", "simpy",
+         "matplotlib", "IPython", "queuetune.charts", "queuetune.models.thread_pool_server")
+
+
+def test_the_command_imports_no_chart_library():
+    script = ("import sys\nfrom queuetune.__main__ import main\n"
+              f"main(['size', *{ENGINEER!r}, '--json'])\n"
+              f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.splitlines()[-1] == "", done.stdout

@@ -1,10 +1,12 @@
 """``python -m queuetune size ...``: size a server from the command line.
 
-Times are given in milliseconds (``--cpu-ms``, ``--wait-ms``, ``--max-response-ms``) or
-seconds (``--think-s``), and converted to seconds for :func:`queuetune.sizing.size`. With
-``--json`` the answer is the JSON of :meth:`queuetune.sizing.Sizing.as_dict` (SI units:
-seconds, requests per second); without it, a short answer with the settings to copy. Bad input
-exits with status 2 and a message naming the option and its range.
+Times are given in milliseconds (``--cpu-ms``, ``--wait-ms``, ``--max-response-ms``,
+``--p99-ms``) or seconds (``--think-s``, ``--read-timeout-s``), and converted to seconds for
+:func:`queuetune.sizing.size`. With ``--json`` the answer is the JSON of
+:meth:`queuetune.sizing.Sizing.as_dict` (SI units: seconds, requests per second); without it,
+a short answer: the settings, their saturation multiple, the rows at 1, 1.1, 1.5 and 2 times
+the peak, and the settings to copy. Bad input exits with status 2 and a message naming the
+option and its range. The command imports NumPy and the sizing only (no chart library).
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ import re
 import sys
 from collections.abc import Sequence
 
-from . import sizing, snippets
+from . import sizing, snippets  # no chart library: the command answers in a fraction of 1 s
 
 __all__ = ["main", "size_command"]
 
 _OPTION = {"processors": "--processors", "cpu_time": "--cpu-ms", "wait_time": "--wait-ms",
            "arrival_rate": "--rate", "clients": "--clients", "think_time": "--think-s",
-           "connections": "--connections", "max_response_time": "--max-response-ms",
+           "connections": "--connections", "threads": "--threads", "capacity": "--capacity",
+           "headroom": "--headroom", "max_response_time": "--max-response-ms",
+           "read_timeout": "--read-timeout-s", "p99_objective": "--p99-ms",
            "target_utilization": "--target-utilization"}
 
 
@@ -32,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     size = commands.add_parser(
         "size", help="size processors, threads, a connection pool and the admission bound",
-        description="Size a server for its peak load (queuetune.sizing.size).")
+        description="Size a server to carry its peak load times a headroom "
+                    "(queuetune.sizing.size).")
     size.add_argument("--processors", type=float, required=True,
                       help="processors (cores) of the server, 1 to 4096")
     size.add_argument("--cpu-ms", type=float, required=True,
@@ -43,14 +48,30 @@ def _parser() -> argparse.ArgumentParser:
     size.add_argument("--rate", type=float, help="peak arrival rate, requests/s (to 1e7)")
     size.add_argument("--clients", type=float, help="peak number of clients (1 to 100000)")
     size.add_argument("--think-s", type=float, help="think time of a client, s (0 to 1e5)")
+    size.add_argument("--headroom", type=float, default=sizing.HEADROOM,
+                      help="the overload to carry without refusing, a multiple of the peak "
+                           f"(1 to 10; default {sizing.HEADROOM:g})")
     size.add_argument("--connections", type=float,
-                      help="connection pool size (1 to 100000); default: sized for the peak")
+                      help="your connection pool size (1 to 100000); default: sized")
+    size.add_argument("--threads", type=float,
+                      help="your maxThreads (1 to 100000): its saturation multiple is shown")
+    size.add_argument("--capacity", type=float,
+                      help="your bound on admitted requests B, maxThreads + maxQueueSize "
+                           "(with --threads; default: unbounded, Tomcat's default queue)")
+    size.add_argument("--read-timeout-s", type=float,
+                      help="read timeout of the client or the proxy in front, s (to 3600): "
+                           "bounds the admitted requests B")
+    size.add_argument("--p99-ms", type=float,
+                      help="p99 response-time objective, ms (to 3.6e6): bounds B ahead of "
+                           "the read timeout")
     size.add_argument("--max-response-ms", type=float,
-                      help="longest acceptable response time, ms; default ten times the "
-                           "service time")
-    size.add_argument("--target-utilization", type=float, default=0.7,
-                      help="processor utilization to stay under at the peak, (0, 1]; "
-                           "default 0.7")
+                      help="longest acceptable response time, ms (to 3.6e6): bounds B ahead "
+                           "of the others; default: the p99 objective, else the read timeout, "
+                           "else nginx's default proxy_read_timeout of 60 s")
+    size.add_argument("--target-utilization", type=float,
+                      help="a processor utilization to stay under at the peak, (0, 1], in "
+                           "place of the queueing criterion (a request waits for a processor "
+                           "a tenth of its processor time at the headroom)")
     size.add_argument("--json", action="store_true", help="print the answer as JSON")
     return parser
 
@@ -85,35 +106,77 @@ def size_command(args: argparse.Namespace) -> sizing.Sizing:
         wait_time=_ms(args.wait_ms, "--wait-ms", "wait_time", zero=True),
         arrival_rate=args.rate, clients=_count(args.clients),
         think_time=args.think_s, connections=_count(args.connections),
+        threads=_count(args.threads), capacity=_count(args.capacity),
+        headroom=args.headroom,
         max_response_time=_ms(args.max_response_ms, "--max-response-ms", "max_response_time"),
+        read_timeout=args.read_timeout_s,
+        p99_objective=_ms(args.p99_ms, "--p99-ms", "p99_objective"),
         target_utilization=args.target_utilization)
 
 
 def _as_options(message: str) -> str:
-    """The sizing's message with the option names of the command line (ms where given so)."""
+    """The sizing's message with the option names of the command line (ms where given so);
+    a name already written as an option (``--clients``) is left as it is."""
     for name, option in _OPTION.items():
         if message.startswith(f"{name} must be"):
             return message.replace(name, option, 1)
-    for name, option in _OPTION.items():
-        message = re.sub(rf"\b{name}\b=?", option, message)
+    for name, option in _OPTION.items():  # name= always; a bare name only with a "_"
+        bare = "" if "_" in name else "="
+        message = re.sub(rf"(?<![-\w]){name}\b{bare}=?", option, message)
     return message
+
+
+def _time(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if not math.isfinite(seconds):
+        return "unbounded"
+    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def _rows(loads: list[dict], peak_label: str) -> list[str]:
+    lines = [f"  {'load':>{len(peak_label) + 8}}  {'mean':>10}  {'p95':>10}  {'p99':>10}  "
+             f"{'refused':>8}  {'processors busy':>15}"]
+    for row in loads:
+        load = (f"{row['arrival_rate']:.4g}/s" if row["arrival_rate"] is not None
+                else f"{row['clients']} clients")
+        label = f"{row['multiple']:g}× ({load})"
+        lines.append(f"  {label:>{len(peak_label) + 8}}  {_time(row['response_time']):>10}  "
+                     f"{_time(row['response_time_p95']):>10}  "
+                     f"{_time(row['response_time_p99']):>10}  {row['refused']:>8.2%}  "
+                     f"{row['utilization']:>15.1%}")
+    return lines
 
 
 def _text(result: sizing.Sizing) -> str:
     pool = ("no pool (no wait)" if result.connections is None
-            else f"{result.connections} connections")
-    double = result.double
+            else f"{result.connections} connection{'s' if result.connections > 1 else ''}")
+    queue = result.capacity - result.threads
+    peak = (f"{result.inputs['arrival_rate']:.4g}/s" if result.inputs["clients"] is None
+            else f"{result.inputs['clients']} clients")
+    closed = "" if result.inputs["clients"] is None else f"{peak}, "
     lines = [
-        f"processors needed at the peak: {result.processors_needed}",
+        f"sized to carry {result.headroom:g}× the peak ({closed}"
+        f"{result.peak:.4g} requests/s):",
+        f"processors needed: {result.processors_needed}",
         f"threads (maxThreads): {result.threads}",
         f"connection pool: {pool}",
-        f"admitted requests B: {result.capacity} (queue for threads: "
-        f"{result.capacity - result.threads})",
-        f"at the peak ({result.peak:.4g} requests/s): utilization {result.utilization:.1%}, "
-        f"response time {result.response_time * 1000:.1f} ms, "
-        f"refused {result.refused:.2%}",
-        f"at twice the peak: utilization {double['utilization']:.1%}, response time "
-        f"{double['response_time'] * 1000:.1f} ms, refused {double['refused']:.2%}",
+        f"admitted requests B: {result.capacity} (may wait for a thread: {queue}); from "
+        f"{_time(result.max_response_time)}, {sizing.ORIGINS[result.max_response_origin]}",
+        f"saturates at {result.saturation_multiple:.3g}× the peak "
+        f"({result.saturation_resource})",
+        "",
+        "with these settings and your processors (p95 and p99 not computed yet):",
+        *_rows(result.loads, peak),
+    ]
+    if result.yours is not None:
+        yours = result.yours
+        bound = "unbounded" if yours["capacity"] is None else yours["capacity"]
+        lines += ["", f"your settings (threads {yours['threads']}, pool "
+                      f"{yours['connections']}, B {bound}) saturate at "
+                      f"{yours['saturation_multiple']:.3g}× the peak "
+                      f"({yours['saturation_resource']}):", *_rows(yours["loads"], peak)]
+    lines += [
         "",
         "settings to copy (Spring Boot application.properties):",
     ]

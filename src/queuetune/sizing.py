@@ -13,23 +13,11 @@ The sizing solves it by the flow-equivalent server (FES), with these definitions
 calculator page, ``book/_static/calculator/sizing.js``, computes exactly the same, step by
 step, and a browser test holds the two to 1e-6 relative):
 
-1. **Thread holders.** With ``m`` holders, the holders form a closed product-form network of
-   the processor (weights ``a(c) = s_c^c / prod_{i<=c} min(i, p)``) and the pool
-   (``b(w) = s_w^w / prod_{i<=w} min(i, C)``; no pool: ``b(w) = s_w^w / w!``). Their
-   throughput is ``X_in(m) = sum_c pi_m(c) min(c, p)/s_c = G(m-1)/G(m)`` with
-   ``pi_m(c)`` proportional to ``a(c) b(m - c)`` and ``G(m) = sum_c a(c) b(m - c)``;
-   ``X_in(0) = 0``; ``s_w = 0`` gives ``min(m, p)/s_c``. Its limit is
-   ``X_lim = min(p/s_c, C/s_w)`` (``p/s_c`` without a pool). :func:`holders_throughput`
-   computes it stably: ``pi_m`` is kept normalized and updated from ``m`` to ``m + 1`` (``q(c)
-   = pi_m(c) s_w / min(m + 1 - c, C)``, ``q(m + 1) = pi_m(m) s_c / min(m + 1, p)``,
-   ``X_in(m + 1) = 1 / sum q``, ``pi_{m+1} = q X_in(m + 1)``), and the entries below
-   :data:`TRIM` at either end of its support are dropped (an effect below 1e-28 relative):
-   ``O(width)`` per step, no overflow. With a pool, ``G`` has the rational generating
-   function ``N(z) / ((1 - z s_c/p)(1 - z s_w/C))`` with a numerator of degree ``p + C``, so
-   for ``m > p + C`` the ratio follows the two-term recurrence
-   ``1/X_in(m) = s_c/p + s_w/C - (s_c/p)(s_w/C) X_in(m - 1)``: ``O(1)`` per step.
-   ``X_in`` has **converged** at the first ``m*`` with ``X_in(m*) >= (1 - CONVERGED) X_lim``
-   (:data:`CONVERGED` = 1e-13); from there on ``X_in(m) = X_in(m*)``.
+1. **Thread holders.** ``X_in(m)``, the throughput of ``m`` requests holding threads (a
+   closed product-form network of the processors and the pool), by
+   :class:`queuetune.models.flow_equivalent.Holders`, the one home of this computation (the
+   model library's ``thread_pool(method="fes")`` uses it too): see that module for its
+   definition, its limit ``X_lim = min(p/s_c, C/s_w)`` and its convergence at ``m*``.
 2. **Admitted requests** ``n = 0..B`` form a birth-death chain: death rate
    ``X_in(min(n, T))`` (``T = None``, virtual threads: ``X_in(n)``), birth ``lambda`` (open
    arrivals) or ``(K - n)/Z`` (closed: ``K`` clients thinking ``Z``; ``Z = 0`` puts the chain at
@@ -47,14 +35,17 @@ step, and a browser test holds the two to 1e-6 relative):
 3. **The sizing** (:func:`size`): see its docstring.
 
 Limits: ``p`` up to 4096, rates up to 1e7/s, up to 10^5 clients, up to 10^5 threads, pools up
-to 10^5; a call whose work passes an estimate of about 10 s (:data:`MAX_WORK`, counted as the
-recursion of definition 1 goes) is refused, naming the way out.
+to 10^5, a headroom of 1 to 10 times the peak; a call whose work passes an estimate of about
+10 s (:data:`MAX_WORK`, counted as the recursion of definition 1 goes) is refused, naming the
+way out.
 
->>> s = size(processors=18, cpu_time=0.04, wait_time=0.2, arrival_rate=300)
+>>> s = size(processors=18, cpu_time=0.04, wait_time=0.2, arrival_rate=300, read_timeout=2)
 >>> s.processors_needed, s.connections, s.threads, s.capacity
-(18, 65, 77, 759)
+(20, 95, 108, 856)
 >>> round(s.utilization, 3), round(s.response_time * 1000, 1)
-(0.667, 275.2)
+(0.667, 240.5)
+>>> round(s.saturation_multiple, 3), s.saturation_resource
+(1.426, 'processors')
 """
 
 from __future__ import annotations
@@ -66,10 +57,18 @@ from typing import Any
 import numpy as np
 
 from ._validation import integer, real
+from .models.flow_equivalent import (  # the one home of the thread holders' throughput
+    CONVERGED,
+    MAX_HOLDERS,
+    TRIM,
+    Holders,
+    holders_throughput,
+)
 
 __all__ = [
-    "LIMITS", "TRIM", "CONVERGED", "TAIL", "Holders", "ServerState", "Sizing",
-    "holders_throughput", "solve", "size", "erlang_c_connections",
+    "LIMITS", "TRIM", "CONVERGED", "MAX_HOLDERS", "TAIL", "HEADROOM", "MULTIPLES",
+    "DEFAULT_READ_TIMEOUT", "ORIGINS", "Holders", "ServerState", "Sizing", "holders_throughput",
+    "solve", "size", "erlang_c_servers", "erlang_c_connections", "service_quantile",
 ]
 
 #: Documented ranges of the inputs (SI units).
@@ -83,127 +82,13 @@ LIMITS = {
     "connections": (1, 10**5),
     "threads": (1, 10**5),
     "max_response_time": (1e-6, 3.6e3),
+    "read_timeout": (1e-6, 3.6e3),
+    "p99_objective": (1e-6, 3.6e3),
     "capacity": (1, 10**12),
+    "headroom": (1.0, 10.0),
 }
-#: Entries of the normalized holder distribution dropped at either end of its support.
-TRIM = 1e-30
-#: Relative distance to X_lim at which X_in counts as converged.
-CONVERGED = 1e-13
 #: Relative weight of an open chain's tail at which T = None is cut.
 TAIL = 1e-16
-#: Work of the thread holders' recursion counted as it goes, in units of about 20 ns (one
-#: entry of a holder distribution updated; a step of the recursion costs 1250 units more, about
-#: 25 us, and one of the two-term recurrence 25), and refused above about 10 s of it (measured
-#: on the 2-core machine of scripts/benchmark_sizing.py).
-MAX_WORK = 5e8
-STEP_WORK = 1250
-RECURRENCE_WORK = 25
-#: Largest number of holders for which X_in is computed before it converges.
-MAX_HOLDERS = 4 * 10**6
-
-
-# --------------------------------------------------------------------------- thread holders
-
-
-class Holders:
-    """X_in(m) of one processor/pool configuration, extended on demand (definition 1)."""
-
-    def __init__(self, *, processors: int, cpu_time: float, wait_time: float,
-                 connections: int | None) -> None:
-        self.p, self.s_c, self.s_w, self.C = processors, cpu_time, wait_time, connections
-        no_pool = connections is None or wait_time == 0
-        pool_limit = math.inf if no_pool else connections / wait_time
-        self.limit = min(processors / cpu_time, pool_limit)
-        self.values = [0.0]
-        self.converged: int | None = None  # m*, once reached
-        self.work = 0.0
-        self._pi = np.ones(1)
-        self._lo = 0
-        self._pool_ratio = np.zeros(0)
-
-    def upto(self, m: int) -> np.ndarray:
-        """X_in(0..m) as an array (computing what is missing)."""
-        while len(self.values) <= m and self.converged is None:
-            self._step()
-        out = np.asarray(self.values[: m + 1], dtype=np.float64)
-        if len(out) <= m:
-            out = np.concatenate([out, np.full(m + 1 - len(out), self.values[-1])])
-        return out
-
-    def at(self, m: int) -> float:
-        """X_in(m)."""
-        while len(self.values) <= m and self.converged is None:
-            self._step()
-        return self.values[min(m, len(self.values) - 1)]
-
-    def until_converged(self, cap: int) -> int:
-        """m*, or ``cap`` if X_in has not converged by then."""
-        while self.converged is None and len(self.values) <= cap:
-            self._step()
-        return self.converged if self.converged is not None else cap
-
-    def _step(self) -> None:
-        m = len(self.values) - 1  # the last computed population
-        if m + 1 > MAX_HOLDERS:
-            raise ValueError(
-                f"the thread holders' throughput has not converged after {MAX_HOLDERS} "
-                "holders (a pool nearly as fast as the processors, or no pool with a wait "
-                "far longer than the processor time): give threads= or connections=")
-        if self.s_w == 0.0:
-            x = min(m + 1, self.p) / self.s_c
-        elif self.C is not None and m >= self.p + self.C:
-            ra, rb = self.s_c / self.p, self.s_w / self.C
-            x = 1.0 / (ra + rb - ra * rb * self.values[-1])
-            self.work += RECURRENCE_WORK
-        else:
-            x = self._window_step(m)
-        self.values.append(x)
-        if x >= (1.0 - CONVERGED) * self.limit:
-            self.converged = m + 1
-
-    def _window_step(self, m: int) -> float:
-        pi, lo, k = self._pi, self._lo, len(self._pi)
-        top = m + 1 - lo  # requests in the pool at m + 1 when lo are at the processor
-        while len(self._pool_ratio) <= top:
-            self._extend_pool_ratio()
-        q = np.empty(k + 1)
-        np.multiply(pi, self._pool_ratio[top - k + 1: top + 1][::-1], out=q[:-1])
-        q[-1] = pi[-1] * (self.s_c / min(lo + k, self.p))
-        total = float(q.sum())
-        q *= 1.0 / total
-        first, last = 0, k
-        while q[first] < TRIM:
-            first += 1
-        while q[last] < TRIM:
-            last -= 1
-        self._pi = q[first: last + 1]
-        self._lo = lo + first
-        self.work += k + 1 + STEP_WORK
-        if self.work > MAX_WORK:
-            raise ValueError(
-                "the thread holders' throughput needs more than an estimated 10 s "
-                f"(beyond {m} holders): give fewer threads= or connections=, or a shorter "
-                "wait_time")
-        return 1.0 / total
-
-    def _extend_pool_ratio(self) -> None:
-        """s_w / min(w, C) for w = 0, 1, ... (entry 0 unused), doubled in length."""
-        w = np.arange(max(64, 2 * len(self._pool_ratio)), dtype=np.float64)
-        w[0] = 1.0
-        self._pool_ratio = self.s_w / (w if self.C is None else np.minimum(w, self.C))
-
-
-def holders_throughput(*, processors: int, cpu_time: float, wait_time: float,
-                       connections: int | None = None, holders: int) -> np.ndarray:
-    """X_in(0..holders): the throughput of ``m`` thread holders (definition 1 above).
-
-    >>> x = holders_throughput(processors=1, cpu_time=0.02, wait_time=0.0, holders=2)
-    >>> x.tolist()
-    [0.0, 50.0, 50.0]
-    """
-    p, s_c, s_w, C, _ = _resources(processors, cpu_time, wait_time, connections, None)
-    m = integer(holders, "holders", low=0, high=MAX_HOLDERS)
-    return Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C).upto(m)
 
 
 # --------------------------------------------------------------------------- admitted requests
@@ -348,16 +233,16 @@ def _is_zero(value: Any) -> bool:
 
 def _load(arrival_rate, clients, think_time):
     if (arrival_rate is None) == (clients is None):
-        raise ValueError("give either arrival_rate (open arrivals) or clients with think_time "
-                         "(a closed population), not both and not neither")
+        raise ValueError("give either arrival_rate= (open arrivals) or clients= with "
+                         "think_time= (a closed population), not both and not neither")
     if arrival_rate is not None:
         if think_time is not None:
-            raise ValueError("think_time goes with clients, not with arrival_rate")
+            raise ValueError("think_time= goes with clients=, not with arrival_rate=")
         return real(arrival_rate, "arrival_rate", low=0.0, low_open=True,
                     high=LIMITS["arrival_rate"][1], unit="per s"), None, None
     K = integer(clients, "clients", low=1, high=LIMITS["clients"][1])
     if think_time is None:
-        raise ValueError("clients needs think_time, a number in [0, 100000] s")
+        raise ValueError("clients= needs think_time=, a number in [0, 100000] s")
     Z = real(think_time, "think_time", low=0.0, high=LIMITS["think_time"][1], unit="s")
     return None, K, Z
 
@@ -390,19 +275,39 @@ def solve(*, processors: int = 1, cpu_time: float, wait_time: float,
 
 # --------------------------------------------------------------------------- the sizing
 
+#: The overload the sizing carries by default, as a multiple of the peak (see :func:`size`).
+HEADROOM = 1.5
+#: The loads of the answer's rows, as multiples of the peak.
+MULTIPLES = (1.0, 1.1, 1.5, 2.0)
+#: The longest acceptable response time (s) when no timeout and no objective is given: the
+#: default read timeout of nginx's proxy (``proxy_read_timeout 60s``): an answer later than
+#: that reaches no client behind such a proxy.
+DEFAULT_READ_TIMEOUT = 60.0
+#: Where the longest acceptable response time came from (``Sizing.max_response_origin``).
+ORIGINS = {
+    "max_response_time": "given as the longest acceptable response time",
+    "p99_objective": "the p99 objective",
+    "read_timeout": "the read timeout of the client or proxy",
+    "default": "no timeout given: nginx's default proxy_read_timeout of 60 s",
+}
+#: The resources whose ceilings the answer states, in the order ties are broken.
+RESOURCES = ("processors", "pool", "threads")
 
-def erlang_c_connections(*, load: float, tolerance: float) -> int:
-    """The smallest pool ``C > load`` (offered load in erlangs, ``X s_w``) whose Erlang-C mean
-    wait for a connection, ``E_C(C, load) s_w / (C - load)``, is at most ``tolerance s_w``.
 
-    >>> erlang_c_connections(load=1.0, tolerance=0.1)
+def erlang_c_servers(*, load: float, tolerance: float, what: str = "connections") -> int:
+    """The smallest number of servers ``c > load`` (offered load in erlangs) whose Erlang-C
+    mean wait, ``E_C(c, load) s / (c - load)``, is at most ``tolerance s`` (``s`` the mean
+    service time). ``what`` names the servers in the message of a load beyond 10^5 of them.
+
+    >>> erlang_c_servers(load=1.0, tolerance=0.1)
     3
     """
     if not load > 0:
         raise ValueError(f"load must be a number > 0, got {load!r}")
-    if load >= LIMITS["connections"][1]:
-        raise ValueError(f"the peak keeps about {load:.0f} connections busy, more than the "
-                         f"{LIMITS['connections'][1]} pools this sizing covers")
+    top = LIMITS["connections"][1]
+    if load >= top:
+        raise ValueError(f"the load keeps about {load:.0f} {what} busy, more than the {top} "
+                         "this sizing covers: split the load")
     erlang_b, c = 1.0, 0
     while True:
         c += 1
@@ -411,9 +316,48 @@ def erlang_c_connections(*, load: float, tolerance: float) -> int:
             waits = c * erlang_b / (c - load * (1.0 - erlang_b))
             if waits / (c - load) <= tolerance:
                 return c
-        if c >= LIMITS["connections"][1]:
-            raise ValueError(f"the peak needs a pool of more than {c} connections, the "
-                             "largest this sizing covers")
+        if c >= top:
+            raise ValueError(f"the load needs more than {c} {what}, the most this sizing "
+                             "covers: split the load")
+
+
+def erlang_c_connections(*, load: float, tolerance: float) -> int:
+    """:func:`erlang_c_servers` for a pool of connections (``load = X s_w``).
+
+    >>> erlang_c_connections(load=1.0, tolerance=0.1)
+    3
+    """
+    return erlang_c_servers(load=load, tolerance=tolerance, what="connections")
+
+
+def service_quantile(*, cpu_time: float, wait_time: float, q: float) -> float:
+    """The ``q``-quantile of the service alone, ``s_c + s_w`` with both exponential and no
+    queueing (a hypoexponential time; exponential when ``s_w = 0``): no admitted request's
+    response time is shorter in distribution, so a percentile objective below it cannot be met
+    by any setting. By bisection on the closed-form tail ``P(S > t) = (a e^{-t/a} - b e^{-t/b})
+    / (a - b)`` (``(1 + t/a) e^{-t/a}`` for equal means), to 1e-12 relative.
+
+    >>> round(service_quantile(cpu_time=0.1, wait_time=0.0, q=0.99), 6)  # 0.1 ln 100
+    0.460517
+    """
+    a, b = max(cpu_time, wait_time), min(cpu_time, wait_time)
+    target = 1.0 - q
+
+    def tail(t: float) -> float:
+        if b == 0.0:
+            return math.exp(-t / a)
+        if a - b <= 1e-6 * a:
+            m = (a + b) / 2
+            return (1.0 + t / m) * math.exp(-t / m)
+        return (a * math.exp(-t / a) - b * math.exp(-t / b)) / (a - b)
+
+    lo, hi = 0.0, a + b
+    while tail(hi) > target:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-12 * hi:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if tail(mid) > target else (lo, mid)
+    return hi
 
 
 @dataclass(frozen=True)
@@ -421,29 +365,49 @@ class Sizing:
     """The answer of :func:`size`; :meth:`as_dict` is the JSON of ``python -m queuetune size``.
 
     Settings: ``processors_needed``, ``threads`` (T), ``connections`` (C; None without a
-    wait), ``capacity`` (B). At the peak, with the given processors and these settings:
-    ``throughput`` (1/s), ``response_time`` (s), ``utilization``, ``refused``. Ceilings (1/s):
-    ``processor_limit`` p/s_c, ``pool_limit`` C/s_w (None without a pool), ``thread_limit``
-    X_in(T). ``double``: at twice the peak, the same settings sized for that load and the
-    measures of the settings above under it. ``inputs`` echoes the inputs (SI units).
+    wait), ``capacity`` (B), sized to carry ``headroom`` times the peak. At the peak, with the
+    given processors and these settings: ``throughput`` (1/s), ``response_time`` (s, mean),
+    ``response_time_p95`` and ``response_time_p99`` (s; None until the percentile method is
+    wired in), ``utilization``, ``refused``. Ceilings (1/s): ``processor_limit`` p/s_c,
+    ``pool_limit`` C/s_w (None without a pool), ``thread_limit`` X_in(T). ``saturation_multiple``
+    X_in(T)/peak: the load, as a multiple of the peak, past which the server cannot keep up;
+    ``saturation_resource`` the resource that binds there (``"processors"`` or ``"pool"`` if it
+    is then at least ``busy_share`` busy, else ``"threads"``). ``loads``: one row per multiple
+    of :data:`MULTIPLES` (``multiple``, the load: ``arrival_rate`` or ``clients``, then
+    throughput, response times, utilization, refused) with these settings; ``double`` is its
+    row at twice the peak. ``max_response_time`` (s) and ``max_response_origin`` (a key of
+    :data:`ORIGINS`): the longest acceptable response that sets B. ``yours``: the same
+    ceilings and rows for the settings the user gave (threads, and connections and capacity
+    if given), else None. ``objective``: the p99 objective and whether it is met, else None.
+    ``inputs`` echoes the inputs (SI units).
     """
 
     inputs: dict
+    headroom: float
     processors_needed: int
     threads: int
     connections: int | None
     capacity: int
     throughput: float
     response_time: float
+    response_time_p95: float | None
+    response_time_p99: float | None
     utilization: float
     refused: float
     processor_limit: float
     pool_limit: float | None
     thread_limit: float
     peak: float
+    saturation_multiple: float
+    saturation_resource: str
     saturation_threads: int
     peak_threads: int | None
+    max_response_time: float
+    max_response_origin: str
+    loads: list = field(default_factory=list)
     double: dict = field(default_factory=dict)
+    yours: dict | None = None
+    objective: dict | None = None
     warnings: list = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -453,86 +417,201 @@ class Sizing:
 def size(*, processors: int, cpu_time: float, wait_time: float,
          arrival_rate: float | None = None, clients: int | None = None,
          think_time: float | None = None, connections: int | None = None,
-         max_response_time: float | None = None, target_utilization: float = 0.7,
-         busy_share: float = 0.95, tolerance: float = 0.10) -> Sizing:
-    """Size threads, pool and admission bound for a peak load (definition 3).
+         threads: int | None = None, capacity: int | None = None,
+         headroom: float = HEADROOM, max_response_time: float | None = None,
+         read_timeout: float | None = None, p99_objective: float | None = None,
+         target_utilization: float | None = None, busy_share: float = 0.95,
+         tolerance: float = 0.10) -> Sizing:
+    """Size processors, threads, pool and admission bound to carry ``headroom`` times a peak.
 
     Inputs: ``processors`` p, ``cpu_time`` s_c and ``wait_time`` s_w (s), either
-    ``arrival_rate`` lambda (1/s) or ``clients`` K with ``think_time`` Z (s), optionally
-    ``connections`` C and ``max_response_time`` R_max (s; default ``10 S``, ten times the
-    service time ``S = s_c + s_w``).
+    ``arrival_rate`` lambda (1/s) or ``clients`` K with ``think_time`` Z (s); optionally the
+    user's own ``connections`` C, ``threads`` and ``capacity`` (B), and what bounds the
+    response time: ``max_response_time``, or the client's or proxy's ``read_timeout``, or a
+    ``p99_objective`` (s).
 
-    * the peak throughput ``X_peak`` is ``lambda``, or ``K/(Z + S)``;
-    * ``processors_needed = max(1, ceil(X_peak s_c / target_utilization))``;
+    * the peak throughput ``X_peak`` is ``lambda``, or ``K/(Z + S)`` (``S = s_c + s_w``); the
+      **headroom** ``h`` (default :data:`HEADROOM`, 1.5) is the overload the settings must
+      carry without refusing: ``h lambda`` arrivals, or ``ceil(h K)`` clients. Why 1.5: a
+      peak measured or forecast is an average over minutes, and the load within it, a retry
+      storm or a failed-over neighbour lands well above it; 1.5 carries half as much again,
+      while the processors-needed criterion below then keeps the processors about 2/3 busy at
+      the peak on large servers (the old fixed target was 70 %).
+    * ``processors_needed``: the smallest ``p`` at which a request waits, on average, at most
+      ``tolerance S`` for a processor (adds at most a tenth to its service time) at ``h``
+      times the peak: :func:`erlang_c_servers` at ``h X_peak s_c`` erlangs with the tolerance
+      ``tolerance S / s_c`` (M/M/p; processor sharing has the same number in service and so
+      the same mean delay). This is square-root staffing, ``p ~ a + beta sqrt(a)``: a fixed
+      utilization target over-provisions a large server (64 cores at 24 % busy wait for
+      nothing) and under-provisions a small one; this criterion holds the processors' delay
+      to the same share of ``S`` at every core count. A
+      ``target_utilization`` given (say a vendor's ceiling) replaces it by
+      ``max(1, ceil(X_peak s_c / target_utilization))``.
     * ``connections``: the given C, else (``s_w > 0``) :func:`erlang_c_connections` at
-      ``X_peak s_w`` (``s_w = 0``: no pool, None);
+      ``h X_peak s_w`` (``s_w = 0``: no pool, None), and never more than the threads T (a
+      connection no thread can hold is of no use; a given C larger than T gets a warning);
     * ``threads`` ``T = max(T_sat, T_peak)``: ``T_sat`` the smallest T with
-      ``X_in(T) >= busy_share X_lim``; ``T_peak`` the smallest T whose response time at the
-      peak (B unbounded for open arrivals, ``B = K`` for closed ones) is within
-      ``1 + tolerance`` of that with unlimited threads, when the peak is stable (open:
-      ``lambda < X_lim``; closed: always), otherwise ``T_sat`` alone;
+      ``X_in(T) >= busy_share X_lim``; ``T_peak`` the smallest T whose response time at ``h``
+      times the peak (B unbounded for open arrivals, ``B = K`` for closed ones) is within
+      ``1 + tolerance`` of that with unlimited threads, when that load is stable (open:
+      ``h lambda < X_lim``; closed: always), otherwise ``T_sat`` alone;
     * ``capacity`` ``B = max(T, ceil(R_max X_in(T) - 1e-9))`` (Little's law on the admitted
-      requests);
-    * at the peak and at twice the peak (``2 lambda`` or ``2K`` clients): throughput, response
-      time, utilization and share refused with the given p and the sized T, C, B.
+      requests: under overload an admitted request is answered in about ``R_max``) with
+      ``R_max`` the given ``max_response_time``, else the ``p99_objective``, else the
+      ``read_timeout``, else :data:`DEFAULT_READ_TIMEOUT`; ``max_response_origin`` says which;
+    * the saturation multiple ``X_in(T)/X_peak`` and its resource (see :class:`Sizing`), and
+      the rows at :data:`MULTIPLES` of the peak: throughput, response time, utilization and
+      share refused with the given p and the sized T, C, B; the same for the user's threads
+      (their C, else the sized one; their B, else none: Tomcat's default queue is unbounded);
+    * with a ``p99_objective``: :func:`service_quantile` at 0.99 is a floor no setting goes
+      below; an objective under it is refused by the service time itself.
 
     Raises ``ValueError`` naming the input and its range for bad input, and when the answer
-    leaves the limits (more than 10^5 threads or connections).
+    leaves the limits (more than 10^5 threads, connections or processors).
     """
-    p, s_c, s_w, C, _ = _resources(processors, cpu_time, wait_time, connections, None)
+    p, s_c, s_w, C, T_user = _resources(processors, cpu_time, wait_time, connections, threads)
     rate, K, Z = _load(arrival_rate, clients, think_time)
-    S = s_c + s_w
-    r_max = 10 * S if max_response_time is None else real(
-        max_response_time, "max_response_time", low=0.0, low_open=True,
-        high=LIMITS["max_response_time"][1], unit="s")
-    target = real(target_utilization, "target_utilization", low=0.0, high=1.0, low_open=True)
+    B_user = None if capacity is None else integer(capacity, "capacity", low=1,
+                                                   high=LIMITS["capacity"][1])
+    if B_user is not None and T_user is None:
+        raise ValueError("capacity= (your bound on admitted requests) goes with threads= "
+                         "(your maxThreads): give both, or neither")
+    if B_user is not None and B_user < T_user:
+        raise ValueError(f"capacity must be at least the threads given ({T_user}): the "
+                         f"admitted requests include those holding a thread, got {B_user}")
+    h = real(headroom, "headroom", low=LIMITS["headroom"][0], high=LIMITS["headroom"][1])
+    r_max, origin, bounds = _longest(max_response_time, read_timeout, p99_objective)
+    target = None if target_utilization is None else real(
+        target_utilization, "target_utilization", low=0.0, high=1.0, low_open=True)
     share = real(busy_share, "busy_share", low=0.0, high=1.0, low_open=True, high_open=True)
     tol = real(tolerance, "tolerance", low=0.0, high=10.0, low_open=True)
     inputs = {"processors": p, "cpu_time": s_c, "wait_time": s_w, "arrival_rate": rate,
-              "clients": K, "think_time": Z, "connections": C, "max_response_time": r_max,
-              "target_utilization": target, "busy_share": share, "tolerance": tol}
-    plan = _settings(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol)
-    h = plan["holders"]
+              "clients": K, "think_time": Z, "connections": C, "threads": T_user,
+              "capacity": B_user, "headroom": h, **bounds, "target_utilization": target,
+              "busy_share": share,
+              "tolerance": tol}
+    plan = _settings(p, s_c, s_w, C, rate, K, Z, r_max, h, share, tol, target)
+    plan["origin"] = origin
+    holders = plan["holders"]
     setting = _Setting(plan["threads"], plan["capacity"])
-    at_peak = _measure(h, setting, rate, K, Z)
-    at_double = _measure(h, setting, None if rate is None else 2 * rate,
-                         None if K is None else 2 * K, Z)
-    double = _double(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol, at_double)
-    warnings = _warnings(p, s_c, s_w, plan, at_peak, double)
+    loads = _rows(holders, setting, rate, K, Z)
+    at_peak = loads[0]
+    multiple, resource = _saturation(holders, plan["threads"], plan["peak"], share)
+    yours = None if T_user is None else _yours(p, s_c, s_w, C, plan, T_user, B_user, rate,
+                                               K, Z, share)
+    objective = None if bounds["p99_objective"] is None else _objective(
+        s_c, s_w, bounds["p99_objective"])
+    warnings = _warnings(p, s_c, s_w, h, plan, at_peak, multiple, resource, yours,
+                         objective, given_pool=C)
     return Sizing(
-        inputs=inputs, processors_needed=plan["processors_needed"], threads=plan["threads"],
-        connections=plan["connections"], capacity=plan["capacity"],
-        throughput=at_peak.throughput, response_time=at_peak.response_time,
-        utilization=at_peak.utilization, refused=at_peak.refused,
+        inputs=inputs, headroom=h, processors_needed=plan["processors_needed"],
+        threads=plan["threads"], connections=plan["connections"], capacity=plan["capacity"],
+        throughput=at_peak["throughput"], response_time=at_peak["response_time"],
+        response_time_p95=at_peak["response_time_p95"],
+        response_time_p99=at_peak["response_time_p99"],
+        utilization=at_peak["utilization"], refused=at_peak["refused"],
         processor_limit=p / s_c,
         pool_limit=(None if plan["connections"] is None or s_w == 0
                     else plan["connections"] / s_w),
-        thread_limit=h.at(plan["threads"]), peak=plan["peak"],
+        thread_limit=holders.at(plan["threads"]), peak=plan["peak"],
+        saturation_multiple=multiple, saturation_resource=resource,
         saturation_threads=plan["saturation_threads"], peak_threads=plan["peak_threads"],
-        double=double, warnings=warnings)
+        max_response_time=r_max, max_response_origin=origin, loads=loads,
+        double=loads[MULTIPLES.index(2.0)], yours=yours, objective=objective,
+        warnings=warnings)
+
+
+def _longest(max_response_time, read_timeout, p99_objective) -> tuple[float, str, dict]:
+    """R_max, the key of :data:`ORIGINS` it came from, and the three inputs checked."""
+    given = {}
+    for name, value in (("max_response_time", max_response_time),
+                        ("read_timeout", read_timeout), ("p99_objective", p99_objective)):
+        given[name] = None if value is None else real(
+            value, name, low=0.0, low_open=True, high=LIMITS[name][1], unit="s")
+    for name in ("max_response_time", "p99_objective", "read_timeout"):
+        if given[name] is not None:
+            return given[name], name, given
+    return DEFAULT_READ_TIMEOUT, "default", given
 
 
 def _measure(h: Holders, setting: _Setting, rate, K, Z) -> ServerState:
     return _open(h, setting, rate) if rate is not None else _closed(h, setting, K, Z)
 
 
-def _settings(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol) -> dict:
+def _scaled(rate, K, multiple: float):
+    """The load at ``multiple`` times the peak: ``multiple lambda``, or ``ceil(multiple K)``
+    clients."""
+    return (multiple * rate, None) if rate is not None else (None, _ceil(multiple * K))
+
+
+def _row(h: Holders, setting: _Setting, rate, K, Z, multiple: float) -> dict:
+    r, k = _scaled(rate, K, multiple)
+    st = _measure(h, setting, r, k, Z)
+    return {"multiple": multiple, "arrival_rate": r, "clients": k,
+            "throughput": st.throughput, "response_time": st.response_time,
+            "response_time_p95": None, "response_time_p99": None,
+            "utilization": st.utilization, "refused": st.refused}
+
+
+def _rows(h: Holders, setting: _Setting, rate, K, Z) -> list[dict]:
+    return [_row(h, setting, rate, K, Z, m) for m in MULTIPLES]
+
+
+def _saturation(h: Holders, threads: int, peak: float, share: float) -> tuple[float, str]:
+    """X_in(T)/peak and the resource that binds there (see :class:`Sizing`)."""
+    ceiling = h.at(threads)
+    busy = {"processors": ceiling * h.s_c / h.p,
+            "pool": (0.0 if h.C is None or h.s_w == 0 else ceiling * h.s_w / h.C)}
+    resource = max(("processors", "pool"), key=lambda r: busy[r])
+    if busy[resource] < share * (1 - 1e-9):
+        resource = "threads"
+    return ceiling / peak, resource
+
+
+def _settings(p, s_c, s_w, C, rate, K, Z, r_max, headroom, share, tol, target) -> dict:
     peak = rate if rate is not None else K / (Z + s_c + s_w)
-    needed = max(1, math.ceil(peak * s_c / target))
-    if C is None and s_w > 0:
-        C = erlang_c_connections(load=peak * s_w, tolerance=tol)
+    if target is None:
+        needed = erlang_c_servers(load=headroom * peak * s_c, what="processors",
+                                  tolerance=tol * (s_c + s_w) / s_c)
+    else:
+        needed = max(1, math.ceil(peak * s_c / target))
+    sized_pool = C is None and s_w > 0
+    if sized_pool:
+        C = erlang_c_connections(load=headroom * peak * s_w, tolerance=tol)
     h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C)
     t_sat = _saturation_threads(h, share)
-    t_peak = _peak_threads(h, rate, K, Z, tol)
+    t_peak = _peak_threads(h, *_scaled(rate, K, headroom), Z, tol)
     T = max(t_sat, t_peak or 0)
+    if sized_pool and C > T:  # connections no thread can hold (X_in(m <= T) is the same)
+        C = T
+        h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C)
     B = max(T, _ceil(r_max * h.at(T)))
-    return {"peak": peak, "processors_needed": needed, "connections": C, "holders": h,
-            "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T, "capacity": B}
+    return {"peak": peak, "processors_needed": needed, "target": target, "connections": C,
+            "holders": h, "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T,
+            "capacity": B}
+
+
+def _yours(p, s_c, s_w, C, plan, T, B, rate, K, Z, share) -> dict:
+    """The ceilings and rows of the user's settings: their threads, their pool (else the
+    sized one), their bound (else none)."""
+    pool = C if C is not None else plan["connections"]
+    h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=pool)
+    multiple, resource = _saturation(h, T, plan["peak"], share)
+    loads = _rows(h, _Setting(T, B), rate, K, Z)
+    return {"threads": T, "connections": pool, "capacity": B,
+            "thread_limit": h.at(T), "saturation_multiple": multiple,
+            "saturation_resource": resource, "loads": loads}
+
+
+def _objective(s_c: float, s_w: float, p99: float) -> dict:
+    floor = service_quantile(cpu_time=s_c, wait_time=s_w, q=0.99)
+    met, by = (False, "the service time itself") if floor > p99 else (None, None)
+    return {"p99_objective": p99, "service_p99": floor, "met": met, "prevented_by": by}
 
 
 def _ceil(x: float) -> int:
     """ceil(x), with x within 1e-9 above an integer taken as that integer: R_max X_in(T) is
-    often an integer up to rounding (X_in(T) = T/S while nothing queues, and R_max = 10 S)."""
+    often an integer up to rounding (X_in(T) = T/S while nothing queues)."""
     return math.ceil(x - 1e-9)
 
 
@@ -544,6 +623,10 @@ def _g4(x: float) -> str:
     """x to 4 significant digits, written as JavaScript writes it (the calculator's words)."""
     v = float(f"{x:.4g}")
     return str(int(v)) if v.is_integer() and abs(v) < 1e21 else repr(v)
+
+
+def _ms(x: float) -> str:
+    return f"{_g4(1000 * x)} ms"
 
 
 def _too_many_threads(what: str) -> ValueError:
@@ -562,7 +645,7 @@ def _saturation_threads(h: Holders, share: float) -> int:
 
 
 def _peak_threads(h: Holders, rate, K, Z, tol) -> int | None:
-    """T_peak by doubling then bisection (R decreases as T grows), or None when the peak is
+    """T_peak by doubling then bisection (R decreases as T grows), or None when the load is
     unstable."""
     if rate is not None:
         if rate >= h.limit:
@@ -572,8 +655,7 @@ def _peak_threads(h: Holders, rate, K, Z, tol) -> int | None:
         while h.at(first) <= rate:  # the smallest T with a stable chain
             first += 1
             if first > LIMITS["threads"][1]:
-                raise _too_many_threads("answering the peak")
-
+                raise _too_many_threads("answering the load")
         def within(t: int) -> bool:
             return _open(h, _Setting(t, None), rate).response_time <= goal
     else:
@@ -588,51 +670,62 @@ def _peak_threads(h: Holders, rate, K, Z, tol) -> int | None:
     while not within(hi if K is None else min(hi, K)):
         lo, hi = hi, 2 * hi
         if lo > LIMITS["threads"][1]:
-            raise _too_many_threads("answering the peak in time")
+            raise _too_many_threads("answering the load in time")
     if K is not None:
         hi = min(hi, K)
     while hi - lo > 1:  # within(hi) and not within(lo)
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if within(mid) else (mid, hi)
     if hi > LIMITS["threads"][1]:
-        raise _too_many_threads("answering the peak in time")
+        raise _too_many_threads("answering the load in time")
     return hi
 
 
-def _double(p, s_c, s_w, C, rate, K, Z, r_max, target, share, tol, at_double) -> dict:
-    out = {"processors_needed": None, "threads": None, "connections": None, "capacity": None,
-           "throughput": at_double.throughput, "response_time": at_double.response_time,
-           "utilization": at_double.utilization, "refused": at_double.refused, "error": None}
-    try:
-        plan = _settings(p, s_c, s_w, C, None if rate is None else 2 * rate,
-                         None if K is None else 2 * K, Z, r_max, target, share, tol)
-    except ValueError as exc:
-        out["error"] = str(exc)
-        return out
-    out.update({key: plan[key] for key in ("processors_needed", "threads", "connections",
-                                          "capacity")})
-    return out
-
-
-def _warnings(p, s_c, s_w, plan, at_peak: ServerState, double: dict) -> list[str]:
+def _warnings(p, s_c, s_w, headroom, plan, at_peak, multiple, resource, yours, objective,
+              *, given_pool) -> list[str]:
     notes = []
     peak, h = plan["peak"], plan["holders"]
     if p < plan["processors_needed"]:
-        notes.append(f"{p} processors are fewer than the {plan['processors_needed']} the peak "
-                     "needs")
-    if plan["connections"] is not None and s_w > 0 and plan["connections"] / s_w < peak:
-        notes.append(f"a pool of {plan['connections']} connections completes at most "
+        are = "processors are" if p > 1 else "processor is"
+        notes.append(f"{p} {are} fewer than the {plan['processors_needed']} that carry "
+                     f"{_g4(headroom)}× the peak" if plan["target"] is None else
+                     f"{p} {are} fewer than the {plan['processors_needed']} that keep under "
+                     f"{_g4(100 * plan['target'])} % busy at the peak")
+    pool_limit = (math.inf if plan["connections"] is None or s_w == 0
+                  else plan["connections"] / s_w)
+    if pool_limit < peak and pool_limit < p / s_c:  # the pool, not the processors, binds
+        word = "connection" if plan["connections"] == 1 else "connections"
+        notes.append(f"a pool of {plan['connections']} {word} completes at most "
                      f"{_g4(plan['connections'] / s_w)} requests/s, below the peak of "
                      f"{_g4(peak)}")
+    if given_pool is not None and given_pool > plan["threads"]:
+        notes.append(f"your pool of {given_pool} connections is larger than the "
+                     f"{plan['threads']} threads recommended: at most {plan['threads']} can be "
+                     "in use")
     if peak >= h.limit:
+        then = (f"{_percent(at_peak['refused'])} of the requests are refused"
+                if at_peak["refused"] > 0.0005 else "the clients wait longer and send less")
         notes.append(f"the peak of {_g4(peak)} requests/s is more than the server can "
-                     f"complete ({_g4(h.limit)}/s): {_percent(at_peak.refused)} of the "
-                     "requests are refused")
-    elif at_peak.refused > 0.01:
-        notes.append(f"{_percent(at_peak.refused)} of the requests are refused at the peak")
-    if double["error"]:
-        notes.append(f"twice the peak: {double['error']}")
-    elif double["refused"] > 0.01:
-        notes.append(f"at twice the peak {_percent(double['refused'])} of the requests are "
-                     "refused with these settings")
+                     f"complete ({_g4(h.limit)}/s): {then}")
+    elif at_peak["refused"] > 0.01:
+        notes.append(f"{_percent(at_peak['refused'])} of the requests are refused at the peak")
+    if multiple < headroom:
+        notes.append(f"these settings saturate at {_g4(multiple)}× the peak ({resource}), "
+                     f"below the headroom of {_g4(headroom)}×")
+    if yours is not None:
+        notes.append(f"your settings (T = {yours['threads']}) saturate at "
+                     f"{_g4(yours['saturation_multiple'])}× the peak "
+                     f"({yours['saturation_resource']})")
+        if yours["connections"] is not None and yours["connections"] > yours["threads"]:
+            notes.append(f"your pool of {yours['connections']} connections is larger than "
+                         f"your {yours['threads']} threads: at most {yours['threads']} can "
+                         "be in use")
+    if plan["origin"] == "default":
+        notes.append(f"no read timeout and no p99 objective given: B lets an admitted request "
+                     f"wait up to {_g4(DEFAULT_READ_TIMEOUT)} s under overload (nginx's "
+                     "default proxy_read_timeout); give yours to bound it")
+    if objective is not None and objective["met"] is False:
+        notes.append(f"the p99 objective of {_ms(objective['p99_objective'])} cannot be met: "
+                     f"the service alone takes {_ms(objective['service_p99'])} at p99, with "
+                     "no queueing")
     return notes

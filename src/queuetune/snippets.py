@@ -97,7 +97,7 @@ def from_sizing(result) -> Numbers:
     inputs = result.inputs
     return Numbers(threads=result.threads, capacity=result.capacity,
                    connections=result.connections,
-                   max_response_time=inputs["max_response_time"],
+                   max_response_time=result.max_response_time,
                    connections_given=inputs["connections"] is not None)
 
 

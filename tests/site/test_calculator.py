@@ -23,8 +23,6 @@ from queuetune import sizing
 PAGE = "book/size-your-server.html"
 CASES = 200
 SEED = 20261127
-OUTPUTS = ("processors_needed", "threads", "connections", "capacity", "utilization",
-           "response_ms")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
 
@@ -45,7 +43,8 @@ RUN_CASES = """cases => cases.map(fields => {
 
 
 def random_cases(n: int, seed: int) -> list[dict[str, str]]:
-    """Form fields (strings, as typed) spread over the documented domain, open and closed."""
+    """Form fields (strings, as typed) spread over the documented domain, open and closed,
+    with or without a headroom, a read timeout, a p99 objective and the user's own settings."""
     rng = random.Random(seed)
 
     def logu(low, high):
@@ -58,7 +57,8 @@ def random_cases(n: int, seed: int) -> list[dict[str, str]]:
         wait = 0.0 if rng.random() < 0.15 else float(f"{logu(1, 2000):.4g}")
         fields = {"processors": str(p), "cpu_ms": f"{cpu:g}", "wait_ms": f"{wait:g}",
                   "rate": "", "clients": "", "think_s": "", "connections": "",
-                  "max_response_ms": ""}
+                  "max_response_ms": "", "headroom": "", "read_timeout_s": "",
+                  "p99_objective_ms": "", "threads": "", "capacity": ""}
         if rng.random() < 0.7:
             fields["rate"] = f"{p / (cpu / 1000) * rng.uniform(0.2, 1.3):.6g}"
         else:
@@ -66,13 +66,43 @@ def random_cases(n: int, seed: int) -> list[dict[str, str]]:
             fields["think_s"] = "0" if rng.random() < 0.05 else f"{rng.uniform(0, 10):.4g}"
         if rng.random() < 0.4:
             fields["connections"] = str(max(1, round(logu(1, 500))))
-        if rng.random() < 0.5:
+        if rng.random() < 0.3:
             fields["max_response_ms"] = f"{logu(50, 10000):.5g}"
+        if rng.random() < 0.3:
+            fields["headroom"] = f"{rng.uniform(1, 3):.3g}"
+        if rng.random() < 0.3:
+            fields["read_timeout_s"] = f"{logu(0.5, 120):.4g}"
+        if rng.random() < 0.2:
+            fields["p99_objective_ms"] = f"{logu(10, 10000):.4g}"
+        if rng.random() < 0.3:
+            threads = max(1, round(logu(1, 500)))
+            fields["threads"] = str(threads)
+            if rng.random() < 0.5:
+                fields["capacity"] = str(threads + round(logu(1, 2000)) - 1)
         cases.append(fields)
     return cases
 
 
-def python_answer(fields: dict[str, str]) -> dict[str, float | None]:
+#: The columns of the load tables (r.loads: 1, 1.1, 1.5 and 2 times the peak).
+COLUMNS = ("", "x1_1_", "x1_5_", "double_")
+
+
+def load_outputs(prefix: str, loads: list[dict]) -> dict:
+    out = {}
+    for column, row in zip(COLUMNS, loads, strict=True):
+        key = prefix + column
+        out[key + "load"] = row["arrival_rate"] if row["arrival_rate"] is not None \
+            else row["clients"]
+        for name in ("utilization", "throughput", "refused"):
+            out[key + name] = row[name]
+        out[key + "response_ms"] = row["response_time"] * 1000
+        for q in ("p95", "p99"):
+            value = row[f"response_time_{q}"]
+            out[f"{key}{q}_ms"] = None if value is None else value * 1000
+    return out
+
+
+def python_answer(fields: dict[str, str]) -> dict[str, float | str | None]:
     """The package's answer for the same fields, under the page's output names."""
     kw = {"processors": int(fields["processors"]), "cpu_time": float(fields["cpu_ms"]) / 1000,
           "wait_time": float(fields["wait_ms"]) / 1000}
@@ -81,20 +111,31 @@ def python_answer(fields: dict[str, str]) -> dict[str, float | None]:
     else:
         kw["clients"] = int(fields["clients"])
         kw["think_time"] = float(fields["think_s"])
-    if fields["connections"]:
-        kw["connections"] = int(fields["connections"])
-    if fields["max_response_ms"]:
-        kw["max_response_time"] = float(fields["max_response_ms"]) / 1000
+    for name, key, scale in (("connections", "connections", None),
+                             ("threads", "threads", None), ("capacity", "capacity", None),
+                             ("headroom", "headroom", 1.0),
+                             ("max_response_ms", "max_response_time", 1000.0),
+                             ("read_timeout_s", "read_timeout", 1.0),
+                             ("p99_objective_ms", "p99_objective", 1000.0)):
+        if fields.get(name):
+            kw[key] = int(fields[name]) if scale is None else float(fields[name]) / scale
     s = sizing.size(**kw)
-    out = {}
-    for prefix, side in (("", s.as_dict()), ("double_", s.double)):
-        for key in OUTPUTS[:-1]:
-            out[prefix + key] = side[key]
-        out[prefix + "response_ms"] = side["response_time"] * 1000
+    out = {key: getattr(s, key) for key in ("processors_needed", "threads", "connections",
+                                            "capacity", "headroom", "saturation_multiple",
+                                            "saturation_resource", "max_response_origin")}
+    out["max_response_ms"] = s.max_response_time * 1000
+    out.update(load_outputs("", s.loads))
+    if s.yours is not None:
+        for key in ("threads", "connections", "capacity", "saturation_multiple",
+                    "saturation_resource"):
+            out["yours_" + key] = s.yours[key]
+        out.update(load_outputs("yours_", s.yours["loads"]))
     return out
 
 
-def same(page_value: str | None, want: float | None) -> bool:
+def same(page_value: str | None, want: float | str | None) -> bool:
+    if isinstance(want, str):
+        return page_value == want
     if want is None:
         return page_value in ("", None)
     if page_value in ("", None):

@@ -1,6 +1,7 @@
 /* The "Size your server" page: reads the form, checks each field, sizes the server with
  * sizing.js (the same computation as `python -m queuetune size`), and writes the answer, a
- * chart of the throughput against the load with the ceilings, and the settings to copy.
+ * chart of the response time and refusals against the load with the ceilings, and the
+ * settings to copy.
  * Every output carries its exact value in data-value (the browser test compares it with the
  * Python package). Runs from file:// with no network. */
 (function () {
@@ -18,10 +19,15 @@
     clients: ["Clients at the peak", "integer", 1, 1e5, true, false],
     think_s: ["Think time", "number", 0, 1e5, true, true],
     connections: ["Connection pool", "integer", 1, 1e5, true, false],
-    max_response_ms: ["Longest acceptable response", "number", 0.001, 3.6e6, true, false]
+    max_response_ms: ["Longest acceptable response", "number", 0.001, 3.6e6, true, false],
+    headroom: ["Headroom", "number", 1, 10, true, false],
+    read_timeout_s: ["Read timeout", "number", 0.000001, 3600, true, false],
+    p99_objective_ms: ["p99 objective", "number", 0.001, 3.6e6, true, false],
+    threads: ["Your maxThreads", "integer", 1, 1e5, true, false],
+    capacity: ["Your admitted requests", "integer", 1, 1e12, true, false]
   };
   var UNITS = { cpu_ms: " ms", wait_ms: " ms", rate: " requests/s", think_s: " s",
-                max_response_ms: " ms" };
+                max_response_ms: " ms", read_timeout_s: " s", p99_objective_ms: " ms" };
 
   function fmt(x) { return x.toLocaleString("en-US"); }
 
@@ -81,6 +87,11 @@
     else { inp.clients = v.clients; inp.think_time = v.think_s; }
     if (v.connections !== undefined) inp.connections = v.connections;
     if (v.max_response_ms !== undefined) inp.max_response_time = v.max_response_ms / 1000;
+    if (v.headroom !== undefined) inp.headroom = v.headroom;
+    if (v.read_timeout_s !== undefined) inp.read_timeout = v.read_timeout_s;
+    if (v.p99_objective_ms !== undefined) inp.p99_objective = v.p99_objective_ms / 1000;
+    if (v.threads !== undefined) inp.threads = v.threads;
+    if (v.capacity !== undefined) inp.capacity = v.capacity;
     return inp;
   }
 
@@ -97,22 +108,62 @@
     return Number(x.toPrecision(digits || 4)).toLocaleString("en-US");
   }
 
+  // The columns of the load tables: the rows of r.loads (1, 1.1, 1.5 and 2 times the peak).
+  var COLUMNS = ["", "x1_1_", "x1_5_", "double_"];
+
+  function ms(seconds, unit) {
+    if (seconds === null) return [null, "—"];
+    var x = seconds * 1000;
+    return [x, isFinite(x) ? number(x, 4) + (unit === false ? "" : " ms") : "unbounded"];
+  }
+
+  function writeLoads(pre, loads) {
+    for (var i = 0; i < loads.length; i++) {
+      var o = loads[i], col = pre + COLUMNS[i];
+      show(col + "load", o.arrival_rate !== null ? o.arrival_rate : o.clients,
+           o.arrival_rate !== null ? number(o.arrival_rate, 4) + "/s"
+                                   : number(o.clients, 12) + " clients");
+      show(col + "utilization", o.utilization, (100 * o.utilization).toFixed(1) + " %");
+      var mean = ms(o.response_time, false), p95 = ms(o.response_time_p95, false);
+      var p99 = ms(o.response_time_p99, false);
+      show(col + "response_ms", mean[0], mean[1]);
+      show(col + "p95_ms", p95[0], p95[1]);
+      show(col + "p99_ms", p99[0], p99[1]);
+      show(col + "throughput", o.throughput, number(o.throughput, 4));
+      show(col + "refused", o.refused, o.refused < 1e-3 && o.refused > 0
+           ? "< 0.1 %" : (100 * o.refused).toFixed(1) + " %");
+    }
+  }
+
+  var RESOURCE = { processors: "the processors", pool: "the connection pool",
+                   threads: "the threads" };
+
   function writeOutputs(r) {
-    var sides = [["", r], ["double_", r.double]];
-    for (var i = 0; i < sides.length; i++) {
-      var pre = sides[i][0], o = sides[i][1];
-      show(pre + "processors_needed", o.processors_needed, number(o.processors_needed, 12));
-      show(pre + "threads", o.threads, number(o.threads, 12));
-      show(pre + "connections", o.connections,
-           o.connections === null ? (r.inputs.wait_time === 0 ? "none (no wait)" : "—")
-                                  : number(o.connections, 12));
-      show(pre + "capacity", o.capacity, number(o.capacity, 15));
-      show(pre + "utilization", o.utilization, (100 * o.utilization).toFixed(1) + " %");
-      var ms = o.response_time * 1000;
-      show(pre + "response_ms", ms, isFinite(ms) ? number(ms, 4) + " ms" : "unbounded");
-      show(pre + "throughput", o.throughput, number(o.throughput, 4));
-      show(pre + "refused", o.refused, o.refused < 1e-4 && o.refused > 0
-           ? "< 0.01 %" : (100 * o.refused).toFixed(2) + " %");
+    show("headroom", r.headroom, number(r.headroom, 4));
+    show("processors_needed", r.processors_needed, number(r.processors_needed, 12));
+    show("threads", r.threads, number(r.threads, 12));
+    show("connections", r.connections,
+         r.connections === null ? (r.inputs.wait_time === 0 ? "none (no wait)" : "—")
+                                : number(r.connections, 12));
+    show("capacity", r.capacity, number(r.capacity, 15));
+    show("saturation_multiple", r.saturation_multiple, number(r.saturation_multiple, 3) + "×");
+    show("saturation_resource", r.saturation_resource, RESOURCE[r.saturation_resource]);
+    show("max_response_ms", r.max_response_time * 1000, number(r.max_response_time * 1000, 6));
+    show("max_response_origin", r.max_response_origin, r.origin_text);
+    writeLoads("", r.loads);
+    var yours = r.yours, marked = form.querySelectorAll("[data-yours]");
+    for (var k = 0; k < marked.length; k++) marked[k].hidden = yours === null;
+    if (yours !== null) {
+      show("yours_threads", yours.threads, number(yours.threads, 12));
+      show("yours_connections", yours.connections,
+           yours.connections === null ? "none (no wait)" : number(yours.connections, 12));
+      show("yours_capacity", yours.capacity,
+           yours.capacity === null ? "unbounded" : number(yours.capacity, 15));
+      show("yours_saturation_multiple", yours.saturation_multiple,
+           number(yours.saturation_multiple, 3) + "×");
+      show("yours_saturation_resource", yours.saturation_resource,
+           RESOURCE[yours.saturation_resource]);
+      writeLoads("yours_", yours.loads);
     }
     var list = form.querySelector("[data-warnings]");
     list.textContent = "";
@@ -132,79 +183,103 @@
     return node;
   }
 
+  // The load multiples the chart draws: 0.1 to 2.5 times the peak.
+  var CHART_MULTIPLES = [];
+  for (var cm = 1; cm <= 25; cm++) CHART_MULTIPLES.push(cm / 10);
+
+  // Response time (log scale, top panel) and the share refused (bottom panel) against the
+  // load as a multiple of the peak, with the ceilings of the processors, the pool and the
+  // threads as vertical lines at their multiples of the peak.
   function drawChart(r) {
     var svg = form.querySelector("[data-chart]");
     svg.textContent = "";
-    var W = 640, H = 300, left = 64, right = 140, top = 16, bottom = 44;
-    var open = r.inputs.arrival_rate !== null;
-    var peakLoad = open ? r.inputs.arrival_rate : r.inputs.clients;
-    var xMax = 2.2 * peakLoad, n = 24, points = [];
-    for (var i = 0; i <= n; i++) {
-      var load = xMax * i / n, st;
-      if (open) {
-        st = load > 0 ? S.measure(r.holders, r.threads, r.capacity, load, null, null)
-                      : { throughput: 0 };
-      } else {
-        var k = Math.max(1, Math.round(load));
-        load = k;
-        st = S.measure(r.holders, r.threads, r.capacity, null, k, r.inputs.think_time);
-      }
-      points.push([load, st.throughput]);
-    }
-    var ceilings = [["processor", "processors p/s_c", r.processor_limit],
-                    ["pool", "pool C/s_w", r.pool_limit],
-                    ["threads", "threads X_in(T)", r.thread_limit]];
-    var yMax = 0;
-    points.forEach(function (p) { yMax = Math.max(yMax, p[1]); });
-    ceilings.forEach(function (c) { if (c[2] !== null) yMax = Math.max(yMax, c[2]); });
-    yMax = Math.min(yMax, 3 * Math.max(r.peak, r.thread_limit)) * 1.08;
-    var sx = function (x) { return left + (W - left - right) * x / xMax; };
-    var sy = function (y) { return H - bottom - (H - top - bottom) * Math.min(y, yMax) / yMax; };
-    svg.appendChild(el("line", { x1: left, y1: H - bottom, x2: W - right, y2: H - bottom,
-                                 "class": "qt-axis" }));
-    svg.appendChild(el("line", { x1: left, y1: top, x2: left, y2: H - bottom,
-                                 "class": "qt-axis" }));
-    for (var t = 0; t <= 4; t++) {
-      var yv = yMax * t / 4;
-      svg.appendChild(el("text", { x: left - 6, y: sy(yv) + 4, "text-anchor": "end" },
-                         number(yv, 3)));
-      var xv = xMax * t / 4;
-      svg.appendChild(el("text", { x: sx(xv), y: H - bottom + 16, "text-anchor": "middle" },
-                         number(xv, 3)));
-    }
-    svg.appendChild(el("text", { x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle" },
-                       open ? "offered load (requests/s)" : "clients"));
-    svg.appendChild(el("text", { x: 14, y: (top + H - bottom) / 2, "text-anchor": "middle",
-                                 transform: "rotate(-90 14 " + (top + H - bottom) / 2 + ")" },
-                       "throughput (requests/s)"));
-    [[peakLoad, "peak"], [2 * peakLoad, "2 × peak"]].forEach(function (m) {
-      svg.appendChild(el("line", { x1: sx(m[0]), y1: top, x2: sx(m[0]), y2: H - bottom,
-                                   "class": "qt-mark" }));
-      svg.appendChild(el("text", { x: sx(m[0]) + 3, y: top + 10 }, m[1]));
+    var W = 640, left = 64, right = 160, top = 16, mid = 220, gap = 30, bottom = 334;
+    var open = r.inputs.arrival_rate !== null, xMax = 2.5;
+    var points = CHART_MULTIPLES.map(function (m) {
+      var load = open ? [m * r.inputs.arrival_rate, null]
+                      : [null, Math.ceil(m * r.inputs.clients - 1e-9)];
+      var st = S.measure(r.holders, r.threads, r.capacity, load[0], load[1],
+                         r.inputs.think_time);
+      return [m, st.response_time * 1000, st.refused];
     });
+    var finite = points.filter(function (p) { return isFinite(p[1]) && p[1] > 0; });
+    var lo = Math.pow(10, Math.floor(Math.log10(Math.min.apply(null,
+      finite.map(function (p) { return p[1]; })))));
+    var hi = Math.pow(10, Math.ceil(Math.log10(Math.max.apply(null,
+      finite.map(function (p) { return p[1]; })) * 1.01)));
+    if (hi <= lo) hi = lo * 10;
+    var sx = function (x) { return left + (W - left - right) * x / xMax; };
+    var sy = function (y) {
+      return mid - (mid - top) * (Math.log10(y) - Math.log10(lo)) /
+        (Math.log10(hi) - Math.log10(lo));
+    };
+    var r0 = mid + gap;
+    var sr = function (f) { return bottom - (bottom - r0) * f; };
+    [[top, mid], [r0, bottom]].forEach(function (panel) {
+      svg.appendChild(el("line", { x1: left, y1: panel[1], x2: W - right, y2: panel[1],
+                                   "class": "qt-axis" }));
+      svg.appendChild(el("line", { x1: left, y1: panel[0], x2: left, y2: panel[1],
+                                   "class": "qt-axis" }));
+    });
+    for (var d = lo; d <= hi * 1.0001; d *= 10) {
+      svg.appendChild(el("text", { x: left - 6, y: sy(d) + 4, "text-anchor": "end" },
+                         number(d, 3)));
+    }
+    [0, 0.5, 1].forEach(function (f) {
+      svg.appendChild(el("text", { x: left - 6, y: sr(f) + 4, "text-anchor": "end" },
+                         (100 * f).toFixed(0) + " %"));
+    });
+    for (var t = 0; t <= 5; t++) {
+      svg.appendChild(el("text", { x: sx(t / 2), y: bottom + 16, "text-anchor": "middle" },
+                         (t / 2) + "×"));
+    }
+    svg.appendChild(el("text", { x: (left + W - right) / 2, y: bottom + 36,
+                                 "text-anchor": "middle" }, "load, × the peak"));
+    svg.appendChild(el("text", { x: 14, y: (top + mid) / 2, "text-anchor": "middle",
+                                 transform: "rotate(-90 14 " + (top + mid) / 2 + ")" },
+                       "mean response (ms)"));
+    svg.appendChild(el("text", { x: 14, y: (r0 + bottom) / 2, "text-anchor": "middle",
+                                 transform: "rotate(-90 14 " + (r0 + bottom) / 2 + ")" },
+                       "refused"));
+    var ceilings = [["processor", "processors", r.processor_limit / r.peak],
+                    ["pool", "pool", r.pool_limit === null ? null : r.pool_limit / r.peak],
+                    ["threads", "threads", r.saturation_multiple]];
     var labelY = [];
     ceilings.forEach(function (c) {
-      if (c[2] === null || c[2] > yMax) return;
-      var y = sy(c[2]);
-      svg.appendChild(el("line", { x1: left, y1: y, x2: W - right, y2: y,
+      if (c[2] === null || c[2] > xMax) return;
+      var x = sx(c[2]);
+      svg.appendChild(el("line", { x1: x, y1: top, x2: x, y2: bottom,
                                    "class": "qt-ceiling " + c[0] }));
-      var ly = y + 4;
-      labelY.forEach(function (other) { if (Math.abs(other - ly) < 13) ly = other + 13; });
+      var ly = top + 12;
+      labelY.forEach(function (other) { if (Math.abs(other - ly) < 14) ly = other + 14; });
       labelY.push(ly);
-      svg.appendChild(el("text", { x: W - right + 4, y: ly }, c[1] + ": " + number(c[2], 4)));
+      svg.appendChild(el("line", { x1: W - right + 6, y1: ly - 4, x2: W - right + 24,
+                                   y2: ly - 4, "class": "qt-ceiling " + c[0] }));
+      svg.appendChild(el("text", { x: W - right + 28, y: ly },
+                         c[1] + " " + number(c[2], 3) + "×"));
     });
-    var d = points.map(function (p, i) {
+    var response = finite.map(function (p, i) {
       return (i ? "L" : "M") + sx(p[0]).toFixed(1) + "," + sy(p[1]).toFixed(1);
     }).join(" ");
-    svg.appendChild(el("path", { d: d, "class": "qt-curve" }));
-    svg.setAttribute("aria-label", "Throughput against " + (open ? "the offered load" :
-      "the number of clients") + " with the sized settings, levelling off at " +
-      number(r.thread_limit, 4) + " requests/s; ceilings: processors " +
-      number(r.processor_limit, 4) + (r.pool_limit === null ? "" : ", pool " +
-      number(r.pool_limit, 4)) + " requests/s.");
+    svg.appendChild(el("path", { d: response, "class": "qt-curve" }));
+    var refused = points.map(function (p, i) {
+      return (i ? "L" : "M") + sx(p[0]).toFixed(1) + "," + sr(p[2]).toFixed(1);
+    }).join(" ");
+    svg.appendChild(el("path", { d: refused, "class": "qt-curve", "stroke-dasharray": "5 3" }));
+    var atOne = points[9], atTwo = points[19];
+    svg.setAttribute("aria-label", "Mean response time and share refused against the load, " +
+      "0.1 to 2.5 times the peak, with the recommended settings: " + ms(atOne[1] / 1000)[1] +
+      " and " + (100 * atOne[2]).toFixed(1) + " % refused at the peak, " +
+      ms(atTwo[1] / 1000)[1] + " and " + (100 * atTwo[2]).toFixed(1) + " % refused at " +
+      "twice the peak; the server saturates at " + number(r.saturation_multiple, 3) +
+      " times the peak (" + RESOURCE[r.saturation_resource] + "); ceilings: processors at " +
+      number(r.processor_limit / r.peak, 3) + "×" + (r.pool_limit === null ? "" :
+      ", pool at " + number(r.pool_limit / r.peak, 3) + "×") + ".");
     form.querySelector("[data-chart-caption]").textContent =
-      "Throughput with the sized settings (T = " + r.threads + ", B = " + r.capacity +
-      ") against the load, and the ceilings: the processors, the pool and the threads.";
+      "Mean response time (top, log scale) and share refused (bottom, dashed) with the " +
+      "recommended settings (T = " + r.threads + ", B = " + r.capacity + ") against the " +
+      "load as a multiple of the peak; the vertical lines are where the processors, the " +
+      "pool and the threads saturate.";
   }
 
   // ------------------------------------------------------------------------- the snippets

@@ -9,7 +9,9 @@
   var LIMITS = {
     processors: [1, 4096], cpu_time: [1e-6, 1e3], wait_time: [1e-6, 1e3],
     arrival_rate: [1e-6, 1e7], clients: [1, 1e5], think_time: [0, 1e5],
-    connections: [1, 1e5], threads: [1, 1e5], max_response_time: [1e-6, 3.6e3]
+    connections: [1, 1e5], threads: [1, 1e5], max_response_time: [1e-6, 3.6e3],
+    read_timeout: [1e-6, 3.6e3], p99_objective: [1e-6, 3.6e3], capacity: [1, 1e12],
+    headroom: [1, 10]
   };
   var TRIM = 1e-30, CONVERGED = 1e-13, TAIL = 1e-16, MAX_WORK = 5e8, MAX_HOLDERS = 4e6;
   var STEP_WORK = 1250, RECURRENCE_WORK = 25;  // the Python's units of work (sizing.py)
@@ -190,10 +192,20 @@
   }
 
   // ------------------------------------------------------------------- the sizing (def. 3)
-  function erlangCConnections(load, tolerance) {
-    if (load >= LIMITS.connections[1]) {
-      throw new SizingError("the peak keeps about " + load.toFixed(0) + " connections busy, " +
-        "more than the " + LIMITS.connections[1] + " pools this sizing covers");
+  var HEADROOM = 1.5, MULTIPLES = [1, 1.1, 1.5, 2], DEFAULT_READ_TIMEOUT = 60;
+  var ORIGINS = {
+    max_response_time: "given as the longest acceptable response time",
+    p99_objective: "the p99 objective",
+    read_timeout: "the read timeout of the client or proxy",
+    "default": "no timeout given: nginx's default proxy_read_timeout of 60 s"
+  };
+
+  function erlangCServers(load, tolerance, what) {
+    var top = LIMITS.connections[1];
+    what = what || "connections";
+    if (load >= top) {
+      throw new SizingError("the load keeps about " + load.toFixed(0) + " " + what +
+        " busy, more than the " + top + " this sizing covers: split the load");
     }
     var b = 1, c = 0;
     for (;;) {
@@ -203,11 +215,35 @@
         var waits = c * b / (c - load * (1 - b));
         if (waits / (c - load) <= tolerance) return c;
       }
-      if (c >= LIMITS.connections[1]) {
-        throw new SizingError("the peak needs a pool of more than " + c +
-          " connections, the largest this sizing covers");
+      if (c >= top) {
+        throw new SizingError("the load needs more than " + c + " " + what +
+          ", the most this sizing covers: split the load");
       }
     }
+  }
+
+  function erlangCConnections(load, tolerance) {
+    return erlangCServers(load, tolerance, "connections");
+  }
+
+  // The q-quantile of s_c + s_w alone (both exponential, no queueing): sizing.service_quantile.
+  function serviceQuantile(sc, sw, q) {
+    var a = Math.max(sc, sw), b = Math.min(sc, sw), target = 1 - q;
+    function tail(t) {
+      if (b === 0) return Math.exp(-t / a);
+      if (a - b <= 1e-6 * a) {
+        var m = (a + b) / 2;
+        return (1 + t / m) * Math.exp(-t / m);
+      }
+      return (a * Math.exp(-t / a) - b * Math.exp(-t / b)) / (a - b);
+    }
+    var lo = 0, hi = a + b;
+    while (tail(hi) > target) { lo = hi; hi = 2 * hi; }
+    while (hi - lo > 1e-12 * hi) {
+      var mid = (lo + hi) / 2;
+      if (tail(mid) > target) lo = mid; else hi = mid;
+    }
+    return hi;
   }
 
   function tooManyThreads(what) {
@@ -231,7 +267,7 @@
       goal = (1 + tol) * solveOpen(h, null, null, rate).response_time;
       while (h.at(first) <= rate) {
         first += 1;
-        if (first > LIMITS.threads[1]) throw tooManyThreads("answering the peak");
+        if (first > LIMITS.threads[1]) throw tooManyThreads("answering the load");
       }
       within = function (t) { return solveOpen(h, t, null, rate).response_time <= goal; };
     } else {
@@ -242,106 +278,213 @@
     var lo = first, hi = 2 * first;
     while (!within(K === null ? hi : Math.min(hi, K))) {
       lo = hi; hi = 2 * hi;
-      if (lo > LIMITS.threads[1]) throw tooManyThreads("answering the peak in time");
+      if (lo > LIMITS.threads[1]) throw tooManyThreads("answering the load in time");
     }
     if (K !== null) hi = Math.min(hi, K);
     while (hi - lo > 1) {
       var mid = Math.floor((lo + hi) / 2);
       if (within(mid)) hi = mid; else lo = mid;
     }
-    if (hi > LIMITS.threads[1]) throw tooManyThreads("answering the peak in time");
+    if (hi > LIMITS.threads[1]) throw tooManyThreads("answering the load in time");
     return hi;
   }
 
-  function settings(p, sc, sw, C, rate, K, Z, rMax, target, share, tol) {
-    var peak = rate !== null ? rate : K / (Z + sc + sw);
-    var needed = Math.max(1, Math.ceil(peak * sc / target));
-    if (C === null && sw > 0) C = erlangCConnections(peak * sw, tol);
+  function ceil9(x) { return Math.ceil(x - 1e-9); }
+
+  // The load at `multiple` times the peak: [rate, clients].
+  function scaled(rate, K, multiple) {
+    return rate !== null ? [multiple * rate, null] : [null, ceil9(multiple * K)];
+  }
+
+  function settings(p, sc, sw, C, rate, K, Z, rMax, headroom, share, tol, target) {
+    var peak = rate !== null ? rate : K / (Z + sc + sw), needed;
+    if (target === null) {
+      needed = erlangCServers(headroom * peak * sc, tol * (sc + sw) / sc, "processors");
+    } else {
+      needed = Math.max(1, Math.ceil(peak * sc / target));
+    }
+    var sizedPool = C === null && sw > 0;
+    if (sizedPool) C = erlangCConnections(headroom * peak * sw, tol);
     var h = new Holders(p, sc, sw, C);
     var tSat = saturationThreads(h, share);
-    var tPeak = peakThreads(h, rate, K, Z, tol);
+    var load = scaled(rate, K, headroom);
+    var tPeak = peakThreads(h, load[0], load[1], Z, tol);
     var T = Math.max(tSat, tPeak || 0);
-    var B = Math.max(T, Math.ceil(rMax * h.at(T) - 1e-9));
-    return { peak: peak, processors_needed: needed, connections: C, holders: h,
-             saturation_threads: tSat, peak_threads: tPeak, threads: T, capacity: B };
+    if (sizedPool && C > T) {
+      C = T;
+      h = new Holders(p, sc, sw, C);
+    }
+    var B = Math.max(T, ceil9(rMax * h.at(T)));
+    return { peak: peak, processors_needed: needed, target: target, connections: C,
+             holders: h, saturation_threads: tSat, peak_threads: tPeak, threads: T,
+             capacity: B };
+  }
+
+  function row(h, T, B, rate, K, Z, multiple) {
+    var load = scaled(rate, K, multiple), st = measure(h, T, B, load[0], load[1], Z);
+    return { multiple: multiple, arrival_rate: load[0], clients: load[1],
+             throughput: st.throughput, response_time: st.response_time,
+             response_time_p95: null, response_time_p99: null,
+             utilization: st.utilization, refused: st.refused };
+  }
+
+  function rows(h, T, B, rate, K, Z) {
+    return MULTIPLES.map(function (m) { return row(h, T, B, rate, K, Z, m); });
+  }
+
+  function saturation(h, T, peak, share) {
+    var ceiling = h.at(T);
+    var busy = { processors: ceiling * h.sc / h.p,
+                 pool: (h.C === null || h.sw === 0) ? 0 : ceiling * h.sw / h.C };
+    var resource = busy.pool > busy.processors ? "pool" : "processors";
+    if (busy[resource] < share * (1 - 1e-9)) resource = "threads";
+    return [ceiling / peak, resource];
+  }
+
+  function longest(inp) {
+    var given = { max_response_time: inp.max_response_time, read_timeout: inp.read_timeout,
+                  p99_objective: inp.p99_objective };
+    for (var key in given) if (given[key] === undefined) given[key] = null;
+    var order = ["max_response_time", "p99_objective", "read_timeout"];
+    for (var i = 0; i < order.length; i++) {
+      if (given[order[i]] !== null) return [given[order[i]], order[i], given];
+    }
+    return [DEFAULT_READ_TIMEOUT, "default", given];
+  }
+
+  function yoursOf(p, sc, sw, C, plan, T, B, rate, K, Z, share) {
+    var pool = C !== null ? C : plan.connections;
+    var h = new Holders(p, sc, sw, pool);
+    var sat = saturation(h, T, plan.peak, share);
+    return { threads: T, connections: pool, capacity: B, thread_limit: h.at(T),
+             saturation_multiple: sat[0], saturation_resource: sat[1],
+             loads: rows(h, T, B, rate, K, Z), holders: h };
+  }
+
+  function objectiveOf(sc, sw, p99) {
+    var floor = serviceQuantile(sc, sw, 0.99), fails = floor > p99;
+    return { p99_objective: p99, service_p99: floor, met: fails ? false : null,
+             prevented_by: fails ? "the service time itself" : null };
   }
 
   function percent(x) { return (100 * x).toFixed(1) + "%"; }
   function g4(x) { return Number(x.toPrecision(4)).toString(); }
+  function ms(x) { return g4(1000 * x) + " ms"; }
 
-  function warningsOf(p, sw, plan, atPeak, dbl) {
+  function warningsOf(p, sc, sw, headroom, plan, atPeak, multiple, resource, yours, objective,
+                      givenPool) {
     var notes = [], peak = plan.peak, h = plan.holders;
     if (p < plan.processors_needed) {
-      notes.push(p + " processors are fewer than the " + plan.processors_needed +
-                 " the peak needs");
+      var are = p > 1 ? "processors are" : "processor is";
+      notes.push(plan.target === null
+        ? p + " " + are + " fewer than the " + plan.processors_needed + " that carry " +
+          g4(headroom) + "× the peak"
+        : p + " " + are + " fewer than the " + plan.processors_needed + " that keep under " +
+          g4(100 * plan.target) + " % busy at the peak");
     }
-    if (plan.connections !== null && sw > 0 && plan.connections / sw < peak) {
-      notes.push("a pool of " + plan.connections + " connections completes at most " +
+    var poolLimit = (plan.connections === null || sw === 0) ? Infinity : plan.connections / sw;
+    if (poolLimit < peak && poolLimit < p / sc) {
+      notes.push("a pool of " + plan.connections +
+                 (plan.connections === 1 ? " connection" : " connections") + " completes at most " +
                  g4(plan.connections / sw) + " requests/s, below the peak of " + g4(peak));
     }
+    if (givenPool !== null && givenPool > plan.threads) {
+      notes.push("your pool of " + givenPool + " connections is larger than the " +
+                 plan.threads + " threads recommended: at most " + plan.threads +
+                 " can be in use");
+    }
     if (peak >= h.limit) {
+      var then = atPeak.refused > 0.0005
+        ? percent(atPeak.refused) + " of the requests are refused"
+        : "the clients wait longer and send less";
       notes.push("the peak of " + g4(peak) + " requests/s is more than the server can " +
-                 "complete (" + g4(h.limit) + "/s): " + percent(atPeak.refused) +
-                 " of the requests are refused");
+                 "complete (" + g4(h.limit) + "/s): " + then);
     } else if (atPeak.refused > 0.01) {
       notes.push(percent(atPeak.refused) + " of the requests are refused at the peak");
     }
-    if (dbl.error) notes.push("twice the peak: " + dbl.error);
-    else if (dbl.refused > 0.01) {
-      notes.push("at twice the peak " + percent(dbl.refused) + " of the requests are " +
-                 "refused with these settings");
+    if (multiple < headroom) {
+      notes.push("these settings saturate at " + g4(multiple) + "× the peak (" + resource +
+                 "), below the headroom of " + g4(headroom) + "×");
+    }
+    if (yours !== null) {
+      notes.push("your settings (T = " + yours.threads + ") saturate at " +
+                 g4(yours.saturation_multiple) + "× the peak (" + yours.saturation_resource +
+                 ")");
+      if (yours.connections !== null && yours.connections > yours.threads) {
+        notes.push("your pool of " + yours.connections + " connections is larger than your " +
+                   yours.threads + " threads: at most " + yours.threads + " can be in use");
+      }
+    }
+    if (plan.origin === "default") {
+      notes.push("no read timeout and no p99 objective given: B lets an admitted request " +
+                 "wait up to " + g4(DEFAULT_READ_TIMEOUT) + " s under overload (nginx's " +
+                 "default proxy_read_timeout); give yours to bound it");
+    }
+    if (objective !== null && objective.met === false) {
+      notes.push("the p99 objective of " + ms(objective.p99_objective) + " cannot be met: " +
+                 "the service alone takes " + ms(objective.service_p99) + " at p99, with " +
+                 "no queueing");
     }
     return notes;
   }
 
-  // Inputs in SI units, already checked (see check()). Returns the JSON of the Python sizing.
+  function opt(x) { return x === undefined ? null : x; }
+
+  // Inputs in SI units, already checked by the page. Returns the JSON of the Python sizing.
   function size(inp) {
     var p = inp.processors, sc = inp.cpu_time, sw = inp.wait_time;
-    var rate = inp.arrival_rate === undefined ? null : inp.arrival_rate;
-    var K = inp.clients === undefined ? null : inp.clients;
-    var Z = inp.think_time === undefined ? null : inp.think_time;
-    var C = inp.connections === undefined ? null : inp.connections;
-    var S = sc + sw;
-    var rMax = (inp.max_response_time === undefined || inp.max_response_time === null)
-      ? 10 * S : inp.max_response_time;
-    var target = inp.target_utilization || 0.7, share = inp.busy_share || 0.95;
-    var tol = inp.tolerance || 0.1;
-    var plan = settings(p, sc, sw, C, rate, K, Z, rMax, target, share, tol);
-    var h = plan.holders;
-    var atPeak = measure(h, plan.threads, plan.capacity, rate, K, Z);
-    var atDouble = measure(h, plan.threads, plan.capacity, rate === null ? null : 2 * rate,
-                           K === null ? null : 2 * K, Z);
-    var dbl = { processors_needed: null, threads: null, connections: null, capacity: null,
-                throughput: atDouble.throughput, response_time: atDouble.response_time,
-                utilization: atDouble.utilization, refused: atDouble.refused, error: null };
-    try {
-      var twice = settings(p, sc, sw, C, rate === null ? null : 2 * rate,
-                           K === null ? null : 2 * K, Z, rMax, target, share, tol);
-      dbl.processors_needed = twice.processors_needed; dbl.threads = twice.threads;
-      dbl.connections = twice.connections; dbl.capacity = twice.capacity;
-    } catch (e) {
-      if (!(e instanceof SizingError)) throw e;
-      dbl.error = e.message;
+    var rate = opt(inp.arrival_rate), K = opt(inp.clients), Z = opt(inp.think_time);
+    var C = opt(inp.connections), Tu = opt(inp.threads), Bu = opt(inp.capacity);
+    if (Bu !== null && Tu === null) {
+      throw new SizingError("capacity (your bound on admitted requests) goes with threads " +
+        "(your maxThreads): give both, or neither");
     }
+    if (Bu !== null && Bu < Tu) {
+      throw new SizingError("capacity must be at least the threads given (" + Tu + "): the " +
+        "admitted requests include those holding a thread, got " + Bu);
+    }
+    var headroom = opt(inp.headroom) === null ? HEADROOM : inp.headroom;
+    var bound = longest(inp), rMax = bound[0];
+    var target = opt(inp.target_utilization);
+    var share = inp.busy_share || 0.95, tol = inp.tolerance || 0.1;
+    var plan = settings(p, sc, sw, C, rate, K, Z, rMax, headroom, share, tol, target);
+    plan.origin = bound[1];
+    var h = plan.holders;
+    var loads = rows(h, plan.threads, plan.capacity, rate, K, Z), atPeak = loads[0];
+    var sat = saturation(h, plan.threads, plan.peak, share);
+    var yours = Tu === null ? null : yoursOf(p, sc, sw, C, plan, Tu, Bu, rate, K, Z, share);
+    var objective = bound[2].p99_objective === null ? null
+      : objectiveOf(sc, sw, bound[2].p99_objective);
     return {
       inputs: { processors: p, cpu_time: sc, wait_time: sw, arrival_rate: rate, clients: K,
-                think_time: Z, connections: C, max_response_time: rMax,
+                think_time: Z, connections: C, threads: Tu, capacity: Bu, headroom: headroom,
+                max_response_time: bound[2].max_response_time,
+                read_timeout: bound[2].read_timeout, p99_objective: bound[2].p99_objective,
                 target_utilization: target, busy_share: share, tolerance: tol },
+      headroom: headroom,
       processors_needed: plan.processors_needed, threads: plan.threads,
       connections: plan.connections, capacity: plan.capacity,
       throughput: atPeak.throughput, response_time: atPeak.response_time,
+      response_time_p95: atPeak.response_time_p95, response_time_p99: atPeak.response_time_p99,
       utilization: atPeak.utilization, refused: atPeak.refused,
       processor_limit: p / sc,
       pool_limit: (plan.connections === null || sw === 0) ? null : plan.connections / sw,
       thread_limit: h.at(plan.threads), peak: plan.peak,
+      saturation_multiple: sat[0], saturation_resource: sat[1],
       saturation_threads: plan.saturation_threads, peak_threads: plan.peak_threads,
-      double: dbl, warnings: warningsOf(p, sw, plan, atPeak, dbl),
+      max_response_time: rMax, max_response_origin: bound[1], origin_text: ORIGINS[bound[1]],
+      loads: loads, double: loads[MULTIPLES.indexOf(2)], yours: yours, objective: objective,
+      warnings: warningsOf(p, sc, sw, headroom, plan, atPeak, sat[0], sat[1], yours,
+                           objective, C),
       holders: h
     };
   }
 
   var api = { LIMITS: LIMITS, SizingError: SizingError, Holders: Holders, size: size,
-              measure: measure, erlangCConnections: erlangCConnections, geometric: geometric };
+              measure: measure, erlangCConnections: erlangCConnections,
+              erlangCServers: erlangCServers, serviceQuantile: serviceQuantile,
+              geometric: geometric, MULTIPLES: MULTIPLES, HEADROOM: HEADROOM,
+              ORIGINS: ORIGINS };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.QueuetuneSizing = api;
 })(this);

@@ -11,20 +11,37 @@
 * :mod:`.symbolic` - the derivations of eqs. (3)-(5) with SymPy.
 """
 
-from .fleet import FleetResult
-from .mean_value import Station, mva
-from .results import FiniteSourceResult, MM1BKResult, MVAResult, ThreadPoolResult
-from .single_server import mm1bk
-from .thread_pool_server import thread_pool
+from __future__ import annotations
 
-__all__ = [
-    "mm1bk",
-    "mva",
-    "thread_pool",
-    "Station",
-    "FiniteSourceResult",
-    "FleetResult",
-    "MM1BKResult",
-    "MVAResult",
-    "ThreadPoolResult",
-]
+import importlib
+from typing import Any
+
+#: Each model this package offers, and its module. Imported on first use (module
+#: ``__getattr__``, PEP 562), so that importing one light module of the package
+#: (:mod:`.flow_equivalent`, which the sizing uses) does not import SciPy and every model.
+_EXPORTS = {
+    "mm1bk": ".single_server",
+    "mva": ".mean_value",
+    "thread_pool": ".thread_pool_server",
+    "Station": ".mean_value",
+    "FiniteSourceResult": ".results",
+    "FleetResult": ".fleet",
+    "MM1BKResult": ".results",
+    "MVAResult": ".results",
+    "ThreadPoolResult": ".results",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """``queuetune.models.<name>``, imported on first use and then kept in the package."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'queuetune.models' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
