@@ -15,8 +15,8 @@ the relative error of each fast percentile. Writes
   (median, 95th percentile, largest, and the configuration where it is largest), overall and
   by group, and the time per computation of the fast method at 256 processors.
 
-Usage: ``python scripts/validate_percentiles.py [--size N] [--seed S] [--tables-only]``. The sample is drawn
-from a fixed seed, so the table is the same on every run (the times are not).
+Usage: ``python scripts/validate_percentiles.py [--size N] [--seed S] [--tables-only]``. The
+sample is drawn from a fixed seed, so the table is the same on every run (the times are not).
 """
 
 from __future__ import annotations
