@@ -124,7 +124,7 @@ def test_the_numbers_of_a_sizing():
     n = snippets.from_sizing(s)
     assert (n.threads, n.capacity, n.connections, n.connections_given) == (
         s.threads, s.capacity, 500, True)
-    assert n.max_response_time == s.inputs["max_response_time"]
+    assert n.max_response_time == s.max_response_time
 
 
 @pytest.mark.parametrize(("fields", "message"), [
