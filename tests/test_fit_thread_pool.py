@@ -137,15 +137,18 @@ def test_too_few_observations_for_the_free_parameters():
 
 
 def _measured_concurrency(seed, cpu_time=0.002, wait_time=0.2, threads=60, size=300,
-                          least=10.0):
+                          least=10.0, most=110.0):
     """A day of a server's samples as a monitor gives them: the mean concurrency (not whole)
     and the throughput of a batch population (think time 0), with 5 % noise."""
     rng = np.random.default_rng(seed)
-    concurrency = rng.uniform(least, 110.0, size)
+    concurrency = rng.uniform(least, most, size)
     low = np.floor(concurrency)
     frac = concurrency - low
-    at = [thread_pool(clients=k.astype(int), capacity=111, threads=threads, cpu_time=cpu_time,
-                      wait_time=wait_time, think_time=0.0, method="exact").throughput
+    # the flow-equivalent server is exact here: with think time 0 and every request admitted,
+    # min(K, T) threads are held at every instant
+    at = [thread_pool(clients=k.astype(int), capacity=int(most) + 1, threads=threads,
+                      cpu_time=cpu_time, wait_time=wait_time, think_time=0.0,
+                      method="fes").throughput
           for k in (low, low + 1)]
     x = (1 - frac) * at[0] + frac * at[1]
     return concurrency, x * np.exp(rng.normal(0.0, 0.05, size))
@@ -205,3 +208,17 @@ def test_fitted_at_gives_the_model_between_the_measurements():
     # below 1: the server idle part of the time, the throughput in proportion
     low = fit.fitted_at(clients=[0.25, 1.0])["throughput"].to_numpy()
     assert low[0] == pytest.approx(0.25 * low[1], rel=1e-12)
+
+
+def test_freeing_processor_and_wait_time_does_not_land_on_a_flat_fit():
+    # the threads bound these data; a processor-bound flat throughput (R² < 0, a UserWarning
+    # that the tests turn into an error) is the local optimum a neighbour's start led to
+    concurrency, throughput = _measured_concurrency(seed=6, cpu_time=0.0005, wait_time=0.37,
+                                                    threads=260, size=234, least=130.0,
+                                                    most=342.0)
+    fit = fit_thread_pool(clients=concurrency, throughput=throughput, threads=None,
+                          free=("cpu_time", "wait_time"), fixed={"think_time": 0},
+                          intervals="none")
+    low, high = fit.intervals["threads"]
+    assert low <= 260 <= high
+    assert fit.goodness_of_fit().set_index("quantity").loc["throughput", "r_squared"] > 0.5
