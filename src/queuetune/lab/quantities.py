@@ -6,7 +6,7 @@ processors, pool, throughput, response time, share failed) and from the one-clie
 time and its split. Which columns of a data set give them is the experiment's own knowledge:
 each experiment exports ``model_quantities(dataset)`` returning a :class:`ModelQuantities`
 (see ``experiments/README.md``); an imported data set gets its from
-:func:`queuetune.lab.importers.model_quantities`. :func:`of` finds the right one by the data
+:func:`queuetune.lab.importers.model_quantities`. :func:`of` finds an experiment's by the data
 set's experiment, never by importing an experiment by name.
 """
 
@@ -66,13 +66,9 @@ class ModelQuantities:
 
 
 def of(dataset: str | Path) -> ModelQuantities | None:
-    """The model quantities of ``dataset``, from its experiment's ``model_quantities`` (or the
-    importer's, for an imported data set); None when its experiment does not say how its runs
-    map to the models' quantities."""
-    from . import importers
-
+    """The model quantities of ``dataset``, from its experiment's ``model_quantities``; None
+    when its experiment does not say how its runs map to the models' quantities. (An imported
+    data set has no experiment: the report asks :mod:`queuetune.lab.importers` for its.)"""
     name = datasets.experiment_of(dataset)
-    if name == importers.EXPERIMENT:
-        return importers.model_quantities(dataset)
     mapping = getattr(experiments.get(name), "model_quantities", None)
     return None if mapping is None else mapping(dataset)

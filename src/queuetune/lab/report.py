@@ -41,7 +41,7 @@ import pandas as pd
 
 from .. import fit as qfit
 from .. import sizing
-from . import datasets, quantities
+from . import datasets, importers, quantities
 from .regimes import REGIMES, bottleneck_demand, knee_clients, median_interval, regime_of
 
 __all__ = ["observations", "service", "cannot", "fits", "parameters", "fit_warnings",
@@ -55,6 +55,8 @@ SEED = 20061124
 
 @functools.lru_cache(maxsize=8)
 def _cached(folder: str, stamp: tuple) -> quantities.ModelQuantities | None:
+    if datasets.experiment_of(folder) == importers.EXPERIMENT:
+        return importers.model_quantities(folder)
     return quantities.of(folder)
 
 
