@@ -207,7 +207,8 @@ def summary(frame: pd.DataFrame, seed: int, timed: list[dict]) -> str:
         "admission limits of 2 to 30, threads up to the limit, processors and database "
         "processors of 1 to 4, pools of 1 to 6 or none, database contention 0 or up to 0.5, "
         "open or closed loads from 0.2 to 1.3 times the fleet's bound. Chains of "
-        f"{int(frame['states'].min())} to {int(frame['states'].max())} states; configurations "
+        f"{int(frame['states'].min())} to {int(frame['states'].max())} states (drawn up to "
+        f"{MAX_STATES}); configurations "
         "per number of instances: "
         + ", ".join(f"N = {n}: {len(part)}" for n, part in by_n) + ".",
         "",
@@ -252,7 +253,10 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=30_000)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--max-states", type=int, default=MAX_STATES,
+                        help="largest exact chain drawn (default %(default)s)")
     args = parser.parse_args()
+    globals()["MAX_STATES"] = args.max_states  # read by random_configuration (and workers)
     frame = run(args.count, args.seed, args.workers)
     timed = timing()
     RESULTS.mkdir(exist_ok=True)
