@@ -97,12 +97,14 @@ def run(name: str, extra: dict[str, str], expected_core: str | None, native: dic
     commands = {"--tests": [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *TESTS],
                 "--nbval": [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
                             "--nbval-current-env", *NOTEBOOKS]}
-    for command in (commands[part] for part in parts):
+    for part in parts:
+        command = commands[part]
         start = time.monotonic()
         done = subprocess.run(["nice", "-n", "10", *command], env=env, cwd=ROOT,
                               capture_output=True, text=True)
         last = (done.stdout.strip().splitlines() or ["(no output)"])[-1]
-        print(f"   {' '.join(command[3:5])} ...: {last} ({time.monotonic() - start:.0f} s)")
+        print(f"   {'unit tests' if part == '--tests' else 'strict nbval'}: {last} "
+              f"({time.monotonic() - start:.0f} s)")
         if done.returncode != 0:
             print(done.stdout[-4000:], done.stderr[-2000:], sep="\n")
             ok = False

@@ -153,14 +153,18 @@ def test_thread_pool_sweep_over_its_domain(clients, queues, pools, cpu, wait, th
         assert np.all(np.isfinite(frame[column])), column
 
 
-def test_relative_difference_draws_rounding_as_zero():
-    """fes / exact - 1 for a chart: differences at rounding level (whose bits change with the
-    processor) are 0, larger ones kept exactly."""
-    exact = np.array([1.0, 2.0, 3.0, 4.0])
-    approx = exact * np.array([1 + 4e-16, 1 - 9e-13, 1 + 2e-12, 1.05])
+def test_relative_difference_is_drawn_to_a_portable_step():
+    """fes / exact - 1 for a chart: rounded to 1e-9, so that rounding (whose last bits change
+    with the processor) is 0 and a difference a few ulps apart is drawn the same."""
+    exact = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    approx = exact * np.array([1 + 4e-16, 1 - 9e-13, 1 + 2.2166e-9, 1.05, 1 - 3e-7])
     out = tpm.relative_difference(approx, exact)
-    assert out[0] == 0.0 and out[1] == 0.0
-    np.testing.assert_allclose(out[2:], approx[2:] / exact[2:] - 1, rtol=0, atol=0)
+    np.testing.assert_allclose(out, [0.0, 0.0, 2e-9, 0.05, -3e-7], rtol=1e-12, atol=0)
+    assert not np.signbit(out[:2]).any()
+    nudged = tpm.relative_difference(np.nextafter(approx, np.inf), exact)
+    np.testing.assert_array_equal(nudged, out)
+    with pytest.raises(ValueError, match="resolution must be a number in"):
+        tpm.relative_difference(approx, exact, resolution=0)
 
 
 def test_fes_gap_of_an_exact_case_prints_as_rounding():
