@@ -194,3 +194,23 @@ def test_tables_grid_keeps_source_layout():
         tables.grid(frame.iloc[:3], rows="u", columns="t", values="v")
     with pytest.raises(ValueError, match="repeat"):
         tables.grid(pd.concat([frame, frame]), rows="u", columns="t", values="v")
+
+
+def test_a_scale_domain_computed_from_the_data_is_stored_rounded(monkeypatch):
+    """A domain computed from the data (the explorer's sliders set one) sits outside the
+    datasets: a few ulps of it change neither the stored page nor the output id."""
+    monkeypatch.delenv("QUEUETUNE_LIVE", raising=False)
+    charts.enable()
+    frame = pd.DataFrame({"x": [0.0, 1.0], "y": [0.5, 2.0]})
+    top = 39.93725418643312
+
+    def stored(high):
+        spec = alt.Chart(frame).mark_line().encode(
+            x="x:Q", y=alt.Y("y:Q", scale=alt.Scale(domain=[0.084, high]))).to_dict()
+        renderer = charts.StableHTMLRenderer()
+        return renderer.div_id(spec), json.dumps(charts.compact_spec(spec), sort_keys=True)
+
+    here = stored(top)
+    assert stored(float(np.nextafter(top, 0.0))) == here
+    assert "39.9373" in here[1] and "39.93725418643312" not in here[1]
+    assert stored(top * (1 + 1e-4)) != here

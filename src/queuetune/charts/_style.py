@@ -130,10 +130,11 @@ def _renamed(item: Any, names: dict[str, str]) -> Any:
 def compact_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """``spec`` as the stored page carries it: the numbers of its data (``datasets`` and inline
     ``values``) rounded by ``stored_number``, and the columns of its datasets that nothing in
-    the specification uses left out. Encodings, scales, titles and every drawn value are kept.
-    Each dataset is named from its stored (rounded) records, so that the page, and the chart's
-    id made from it, do not change with the last bits of the numbers (another processor or
-    library build).
+    the specification uses left out. Encodings, scales, titles and every drawn value are kept;
+    the numbers outside the data (a scale's domain computed from the data, a parameter's value)
+    are rounded the same way. Each dataset is named from its stored (rounded) records, so that
+    the page, and the chart's id made from it, do not change with the last bits of the numbers
+    (another processor or library build).
     """
     out = dict(spec)
     if "datasets" in out:
@@ -150,6 +151,8 @@ def compact_spec(spec: dict[str, Any]) -> dict[str, Any]:
             out[key] = [compact_spec(part) for part in item]
         elif key == "spec" and isinstance(item, dict):
             out[key] = compact_spec(item)
+        elif key != "datasets":
+            out[key] = _compact(item)
     return out
 
 
