@@ -12,6 +12,7 @@ NODE_STAMP := node_modules/.installed-stamp
 ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+.PHONY: check-code-paths
 .PHONY: book test setup assets peers chromium tomcat octave lint unit unit-parallel unit-lab \
         wheel-checks notebooks-check nbval build-book site-tests kit kit-check execute-notebooks \
         lab measure validate benchmark clean
@@ -115,6 +116,12 @@ nbval: setup
 site-tests: chromium
 	$(PY) -m pytest -q tests/site
 
+# The numerical tests and two chapters' strict nbval again with OpenBLAS's kernels of other
+# processor families and NumPy's dispatch limited to its baseline (CONTRIBUTING.md, "Numbers
+# are portable"); CODE_PATHS="haswell" (or --tests, --nbval) for a part.
+check-code-paths: setup
+	$(PY) scripts/check_code_paths.py $(CODE_PATHS)
+
 ## The offline kit --------------------------------------------------------
 # One folder for a USB stick (_build/kit): the site, the notebooks and every wheel that runs them
 # on this platform, with the instructions for the student (README.txt there; see README.md).
@@ -140,9 +147,6 @@ wheel-checks: setup
 test: setup peers chromium tomcat octave lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target unit-parallel wheel-checks
 	$(MAKE) --no-print-directory unit-lab
-	@# Place of a stage that re-runs tests under NumPy's and the BLAS's other code paths
-	@# (scripts/check_code_paths.sh, issue 32 item 1): after the lab's tests, before the
-	@# browser's, as one more line here.
 	$(MAKE) --no-print-directory site-tests
 	@echo "All checks passed."
 

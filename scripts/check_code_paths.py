@@ -94,7 +94,8 @@ def run(name: str, extra: dict[str, str], expected_core: str | None, native: dic
         print("   the setting did not take: nothing would be tested")
         return False
     ok = True
-    commands = {"--tests": [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *TESTS],
+    commands = {"--tests": [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                            "--dist", "loadfile", *TESTS],
                 "--nbval": [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
                             "--nbval-current-env", *NOTEBOOKS]}
     for part in parts:
