@@ -166,7 +166,7 @@ def _text(result: sizing.Sizing) -> str:
         f"saturates at {result.saturation_multiple:.3g}× the peak "
         f"({result.saturation_resource})",
         "",
-        "with these settings and your processors (p95 and p99 not computed yet):",
+        "with these settings and your processors (response times of admitted requests):",
         *_rows(result.loads, peak),
     ]
     if result.yours is not None:

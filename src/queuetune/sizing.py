@@ -33,6 +33,10 @@ step, and a browser test holds the two to 1e-6 relative):
    ``lambda < X_lim`` with ``T = None``); with a constant death rate beyond ``min(T, B)`` the
    chain's tail is a geometric series, summed in closed form (``B`` may be 10^10).
 3. **The sizing** (:func:`size`): see its docstring.
+4. **Percentiles** of the response time of admitted requests (:func:`percentiles`): the fast
+   method of :mod:`queuetune.models.passage` on the chain of definition 2 (the same as
+   ``thread_pool(method="fes")``'s percentiles; its error against the exact chain is measured
+   in ``results/validation_percentiles.md``).
 
 Limits: ``p`` up to 4096, rates up to 1e7/s, up to 10^5 clients, up to 10^5 threads, pools up
 to 10^5, a headroom of 1 to 10 times the peak; a call whose work passes an estimate of about
@@ -46,6 +50,8 @@ way out.
 (0.667, 240.5)
 >>> round(s.saturation_multiple, 3), s.saturation_resource
 (1.426, 'processors')
+>>> [round(1000 * t) for t in (s.response_time_p50, s.response_time_p95, s.response_time_p99)]
+[183, 644, 966]
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ from .models.flow_equivalent import (  # the one home of the thread holders' thr
 __all__ = [
     "LIMITS", "TRIM", "CONVERGED", "MAX_HOLDERS", "TAIL", "HEADROOM", "MULTIPLES",
     "DEFAULT_READ_TIMEOUT", "ORIGINS", "Holders", "ServerState", "Sizing", "holders_throughput",
-    "solve", "size", "erlang_c_servers", "erlang_c_connections", "service_quantile",
+    "solve", "size", "percentiles", "erlang_c_servers", "erlang_c_connections", "service_quantile",
 ]
 
 #: Documented ranges of the inputs (SI units).
@@ -367,10 +373,11 @@ class Sizing:
     Settings: ``processors_needed``, ``threads`` (T), ``connections`` (C; None without a
     wait), ``capacity`` (B), sized to carry ``headroom`` times the peak. At the peak, with the
     given processors and these settings: ``throughput`` (1/s), ``response_time`` (s, mean),
-    ``response_time_p95`` and ``response_time_p99`` (s; None until the percentile method is
-    wired in), ``utilization``, ``refused``. Ceilings (1/s): ``processor_limit`` p/s_c,
-    ``pool_limit`` C/s_w (None without a pool), ``thread_limit`` X_in(T). ``saturation_multiple``
-    X_in(T)/peak: the load, as a multiple of the peak, past which the server cannot keep up;
+    ``response_time_p50``, ``response_time_p95`` and ``response_time_p99`` (s, admitted
+    requests, by :func:`percentiles`), ``utilization``, ``refused``. Ceilings (1/s):
+    ``processor_limit`` p/s_c, ``pool_limit`` C/s_w (None without a pool), ``thread_limit``
+    X_in(T). ``saturation_multiple`` X_in(T)/peak: the load, as a multiple of the peak, past
+    which the server cannot keep up;
     ``saturation_resource`` the resource that binds there (``"processors"`` or ``"pool"`` if it
     is then at least ``busy_share`` busy, else ``"threads"``). ``loads``: one row per multiple
     of :data:`MULTIPLES` (``multiple``, the load: ``arrival_rate`` or ``clients``, then
@@ -390,8 +397,9 @@ class Sizing:
     capacity: int
     throughput: float
     response_time: float
-    response_time_p95: float | None
-    response_time_p99: float | None
+    response_time_p50: float
+    response_time_p95: float
+    response_time_p99: float
     utilization: float
     refused: float
     processor_limit: float
@@ -507,6 +515,7 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
         inputs=inputs, headroom=h, processors_needed=plan["processors_needed"],
         threads=plan["threads"], connections=plan["connections"], capacity=plan["capacity"],
         throughput=at_peak["throughput"], response_time=at_peak["response_time"],
+        response_time_p50=at_peak["response_time_p50"],
         response_time_p95=at_peak["response_time_p95"],
         response_time_p99=at_peak["response_time_p99"],
         utilization=at_peak["utilization"], refused=at_peak["refused"],
@@ -547,10 +556,61 @@ def _scaled(rate, K, multiple: float):
 def _row(h: Holders, setting: _Setting, rate, K, Z, multiple: float) -> dict:
     r, k = _scaled(rate, K, multiple)
     st = _measure(h, setting, r, k, Z)
+    p50, p95, p99 = percentiles(h, setting, r, k, Z)
     return {"multiple": multiple, "arrival_rate": r, "clients": k,
             "throughput": st.throughput, "response_time": st.response_time,
-            "response_time_p95": None, "response_time_p99": None,
+            "response_time_p50": p50, "response_time_p95": p95, "response_time_p99": p99,
             "utilization": st.utilization, "refused": st.refused}
+
+
+def percentiles(h: Holders, setting: _Setting, rate, K, Z) -> tuple[float, float, float]:
+    """p50, p95 and p99 (s) of the response time of admitted requests (definition 4): the
+    fast method of :func:`queuetune.models.passage.fast_quantiles` on the chain of
+    definition 2, with the arrival weights an admitted arrival finds (open: ``pi(n)``,
+    ``n < B``; closed: ``(K - n) pi(n)``; ``Z = 0``: a departure's level ``B - 1``). Open
+    arrivals past ``min(T, B)`` form a geometric series (ratio ``lambda/X_in(T)``, up to ``B - 1``
+    or without end), passed as the fast method's geometric tail and summed in closed form.
+    An open load that is not stable (``B`` unbounded) has infinite percentiles."""
+    from .models import passage  # NumPy only: the exact method's SciPy is not imported
+
+    T, B = setting.threads, setting.capacity
+    ratio, length = None, 0
+    if rate is not None:
+        if T is None:
+            T = _open_cut(h, rate, B)
+        n0 = T if B is None else min(T, B)
+        top_rate = h.at(T)
+        if B is None and rate >= top_rate:
+            return math.inf, math.inf, math.inf
+        x = h.upto(n0)
+        lw = np.concatenate([[0.0], np.cumsum(np.log(rate / x[1:]))])  # log w(0..n0)
+        if B is not None and B <= T:  # levels 0..B-1 admit
+            arrivals = _weights(lw[:-1])
+        else:  # levels 0..T, then w(T) r^i up to B - 1 (or without end)
+            arrivals = _weights(lw)
+            ratio = rate / top_rate
+            length = math.inf if B is None else B - 1 - T
+    else:
+        B = K if B is None else min(B, K)
+        if T is None:
+            T = min(h.until_converged(B), B)
+        if Z == 0.0:
+            arrivals = np.zeros(B)
+            arrivals[-1] = 1.0
+        else:
+            n = np.arange(B + 1, dtype=np.float64)
+            x = h.upto(min(T, B))
+            death = x[np.minimum(n[1:], T).astype(np.int64)]
+            lw = np.concatenate([[0.0], np.cumsum(np.log((K - n[:-1]) / Z) - np.log(death))])
+            lw = lw[:-1] + np.log(K - n[:-1])  # (K - n) pi(n), n < B
+            arrivals = _weights(lw)
+    holders = min(T, B) if B is not None else T
+    C = h.C if (h.C is not None and h.s_w > 0 and h.C < holders) else None
+    q = passage.fast_quantiles(
+        arrivals=arrivals, holders_throughput=h.upto(holders), threads=T, cpu_time=h.s_c,
+        wait_time=h.s_w, processors=h.p, connections=C,
+        tail_ratio=ratio if length else None, tail_length=length)
+    return float(q[0]), float(q[1]), float(q[2])
 
 
 def _rows(h: Holders, setting: _Setting, rate, K, Z) -> list[dict]:
