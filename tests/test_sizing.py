@@ -296,7 +296,39 @@ def test_a_p99_objective_below_the_service_alone_is_refused_by_the_service():
     assert s.objective["met"] is False and s.objective["prevented_by"]
     assert any("p99 objective of 500 ms cannot be met" in w for w in s.warnings)
     reachable = sizing.size(**{**ENGINEER, "processors": 18}, p99_objective=1.5)
-    assert reachable.objective["met"] is None  # unknown until the percentiles are computed
+    assert reachable.objective["met"] is True
+    assert reachable.response_time_p99 <= 1.5
+
+
+def test_a_p99_objective_is_met_at_the_peak_by_growing_the_threads_and_a_sized_pool():
+    kw = {**ENGINEER, "processors": 18, "headroom": 1.0}
+    plain = sizing.size(**kw, read_timeout=0.98)  # the same R_max, so the same B rule
+    s = sizing.size(**kw, p99_objective=0.98)
+    assert plain.response_time_p99 > 0.98  # the settings alone miss it
+    assert s.objective["met"] is True and s.objective["prevented_by"] is None
+    assert s.response_time_p99 <= 0.98 and s.objective["p99_at_peak"] == s.response_time_p99
+    assert (s.objective["threads_before"], s.objective["connections_before"]) == (
+        plain.threads, plain.connections)
+    assert s.threads > plain.threads and plain.connections <= s.connections <= s.threads
+    assert any("threads grown from" in w for w in s.warnings)
+    # the fewest threads: one fewer (pool in the same proportion) misses it
+    T = s.threads - 1
+    C = min(T, math.ceil(plain.connections * T / plain.threads))
+    h = sizing.Holders(processors=18, cpu_time=0.04, wait_time=0.2, connections=C)
+    B = max(T, math.ceil(0.98 * h.at(T) - 1e-9))
+    fewer = sizing.percentiles(h, sizing._Setting(T, B), 300.0, None, None, (0.99,))[0]
+    assert fewer > 0.98
+
+
+@pytest.mark.parametrize(("given", "blocker"), [
+    ({"processors": 8, "p99_objective": 2.0}, "the processors"),  # 8 cores: 150 % busy
+    ({"processors": 18, "connections": 30, "p99_objective": 1.2}, "the pool"),
+])
+def test_a_p99_objective_more_threads_cannot_meet_names_what_prevents_it(given, blocker):
+    s = sizing.size(**{**ENGINEER, **given})
+    assert s.objective["met"] is False and s.objective["prevented_by"] == blocker
+    assert s.objective["p99_at_peak"] == s.response_time_p99 > given["p99_objective"]
+    assert any(f"{blocker.split()[-1]}" in w and "prevent" in w for w in s.warnings)
 
 
 @pytest.mark.parametrize(("s_c", "s_w"), [(0.1, 0.0), (0.05, 0.05), (0.04, 0.2), (0.3, 0.01)])

@@ -600,15 +600,15 @@ class _Mixture:
             b = math.isqrt(n - 1) + 1
             fine = np.exp(log_z[:, None] * np.arange(b))
             coarse = np.exp(log_z[:, None] * (lo + 1.0 + b * np.arange(-(-n // b))))
-            power = (coarse[:, :, None] * fine[:, None, :]).reshape(log_z.size, -1)
-            poly = power @ np.concatenate([head[lo:hi + 1], np.zeros(power.shape[1] - n)])
+            power = (coarse[:, :, None] * fine[:, None, :]).reshape(log_z.size, -1)[:, :n]
+            poly = (power * head[lo:hi + 1]).sum(axis=1)  # (complex @ real is far slower)
         else:
             power = log_z[:, None] * (j[None, :] + 1.0)
             # |z^(j+1)| below e^-700 counts as 0: subnormal numbers slow the sum a hundredfold
             small = power.real < -700.0
             power = np.exp(np.where(small, 0.0, power))
             power[small] = 0.0
-            poly = power @ head[j]
+            poly = (power * head[j]).sum(axis=1)
         length = self.wait_weight.size - self.tail_start
         if length:
             rz = self.tail_ratio * np.exp(log_z)
