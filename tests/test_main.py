@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from queuetune import sizing
-from queuetune.__main__ import main
+from queuetune.__main__ import _time, main
 
 ENGINEER = ["--processors", "8", "--cpu-ms", "40", "--wait-ms", "200", "--rate", "300"]
 
@@ -110,6 +110,25 @@ def test_text_answer_has_the_load_rows_and_the_origin_of_b(capsys):
     assert f"saturates at {want.saturation_multiple:.3g}× the peak (processors)" in text
     assert "nginx's default proxy_read_timeout" in text
     assert f"saturate at {want.yours['saturation_multiple']:.3g}× the peak (threads)" in text
+    assert "not computed" not in text and "—" not in text
+    for row in want.loads:  # mean, p95 and p99 of each row, as the table writes them
+        cells = [_time(row[k]) for k in ("response_time", "response_time_p95",
+                                         "response_time_p99")]
+        assert any(all(c in line for c in cells) for line in text.splitlines()), cells
+
+
+def test_text_answer_says_whether_the_p99_objective_is_met(capsys):
+    assert main(["size", *ENGINEER, "--p99-ms", "2000"]) == 0
+    text = capsys.readouterr().out
+    want = sizing.size(processors=8, cpu_time=0.04, wait_time=0.2, arrival_rate=300.0,
+                       p99_objective=2.0)
+    assert (f"p99 objective 2000.0 ms: not met, prevented by the processors (p99 at the peak "
+            f"{_time(want.response_time_p99)})") in text
+    assert main(["size", *ENGINEER, "--processors", "18", "--p99-ms", "1500"]) == 0
+    assert "p99 objective 1500.0 ms: met at the peak" in capsys.readouterr().out
+    out = run_json(capsys, [*ENGINEER, "--p99-ms", "2000"])
+    assert out["objective"]["prevented_by"] == "the processors"
+    assert out["double"]["response_time_p99"] == want.double["response_time_p99"]
 
 
 def test_runs_as_a_module():

@@ -148,6 +148,17 @@ def _rows(loads: list[dict], peak_label: str) -> list[str]:
     return lines
 
 
+def _objective(objective: dict | None) -> list[str]:
+    if objective is None:
+        return []
+    if objective["met"]:
+        return [f"p99 objective {_time(objective['p99_objective'])}: met at the peak "
+                f"(p99 {_time(objective['p99_at_peak'])})"]
+    return [f"p99 objective {_time(objective['p99_objective'])}: not met, prevented by "
+            f"{objective['prevented_by']} (p99 at the peak "
+            f"{_time(objective['p99_at_peak'])})"]
+
+
 def _text(result: sizing.Sizing) -> str:
     pool = ("no pool (no wait)" if result.connections is None
             else f"{result.connections} connection{'s' if result.connections > 1 else ''}")
@@ -165,8 +176,9 @@ def _text(result: sizing.Sizing) -> str:
         f"{_time(result.max_response_time)}, {sizing.ORIGINS[result.max_response_origin]}",
         f"saturates at {result.saturation_multiple:.3g}× the peak "
         f"({result.saturation_resource})",
+        *_objective(result.objective),
         "",
-        "with these settings and your processors (p95 and p99 not computed yet):",
+        "with these settings and your processors (response times of admitted requests):",
         *_rows(result.loads, peak),
     ]
     if result.yours is not None:

@@ -33,6 +33,10 @@ step, and a browser test holds the two to 1e-6 relative):
    ``lambda < X_lim`` with ``T = None``); with a constant death rate beyond ``min(T, B)`` the
    chain's tail is a geometric series, summed in closed form (``B`` may be 10^10).
 3. **The sizing** (:func:`size`): see its docstring.
+4. **Percentiles** of the response time of admitted requests (:func:`percentiles`): the fast
+   method of :mod:`queuetune.models.passage` on the chain of definition 2 (the same as
+   ``thread_pool(method="fes")``'s percentiles; its error against the exact chain is measured
+   in ``results/validation_percentiles.md``).
 
 Limits: ``p`` up to 4096, rates up to 1e7/s, up to 10^5 clients, up to 10^5 threads, pools up
 to 10^5, a headroom of 1 to 10 times the peak; a call whose work passes an estimate of about
@@ -46,6 +50,8 @@ way out.
 (0.667, 240.5)
 >>> round(s.saturation_multiple, 3), s.saturation_resource
 (1.426, 'processors')
+>>> [round(1000 * t) for t in (s.response_time_p50, s.response_time_p95, s.response_time_p99)]
+[183, 644, 966]
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ from .models.flow_equivalent import (  # the one home of the thread holders' thr
 __all__ = [
     "LIMITS", "TRIM", "CONVERGED", "MAX_HOLDERS", "TAIL", "HEADROOM", "MULTIPLES",
     "DEFAULT_READ_TIMEOUT", "ORIGINS", "Holders", "ServerState", "Sizing", "holders_throughput",
-    "solve", "size", "erlang_c_servers", "erlang_c_connections", "service_quantile",
+    "solve", "size", "percentiles", "erlang_c_servers", "erlang_c_connections", "service_quantile",
 ]
 
 #: Documented ranges of the inputs (SI units).
@@ -367,10 +373,11 @@ class Sizing:
     Settings: ``processors_needed``, ``threads`` (T), ``connections`` (C; None without a
     wait), ``capacity`` (B), sized to carry ``headroom`` times the peak. At the peak, with the
     given processors and these settings: ``throughput`` (1/s), ``response_time`` (s, mean),
-    ``response_time_p95`` and ``response_time_p99`` (s; None until the percentile method is
-    wired in), ``utilization``, ``refused``. Ceilings (1/s): ``processor_limit`` p/s_c,
-    ``pool_limit`` C/s_w (None without a pool), ``thread_limit`` X_in(T). ``saturation_multiple``
-    X_in(T)/peak: the load, as a multiple of the peak, past which the server cannot keep up;
+    ``response_time_p50``, ``response_time_p95`` and ``response_time_p99`` (s, admitted
+    requests, by :func:`percentiles`), ``utilization``, ``refused``. Ceilings (1/s):
+    ``processor_limit`` p/s_c, ``pool_limit`` C/s_w (None without a pool), ``thread_limit``
+    X_in(T). ``saturation_multiple`` X_in(T)/peak: the load, as a multiple of the peak, past
+    which the server cannot keep up;
     ``saturation_resource`` the resource that binds there (``"processors"`` or ``"pool"`` if it
     is then at least ``busy_share`` busy, else ``"threads"``). ``loads``: one row per multiple
     of :data:`MULTIPLES` (``multiple``, the load: ``arrival_rate`` or ``clients``, then
@@ -390,8 +397,9 @@ class Sizing:
     capacity: int
     throughput: float
     response_time: float
-    response_time_p95: float | None
-    response_time_p99: float | None
+    response_time_p50: float
+    response_time_p95: float
+    response_time_p99: float
     utilization: float
     refused: float
     processor_limit: float
@@ -464,7 +472,13 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
       share refused with the given p and the sized T, C, B; the same for the user's threads
       (their C, else the sized one; their B, else none: Tomcat's default queue is unbounded);
     * with a ``p99_objective``: :func:`service_quantile` at 0.99 is a floor no setting goes
-      below; an objective under it is refused by the service time itself.
+      below; an objective under it is refused by the service time itself. Above it, the
+      objective is held **at the peak** (the load it is stated for; the rows show the p99 at
+      the headroom and beyond) with the given processors: if the settings above miss it, the
+      threads grow (with a sized pool in proportion, never above the threads, and B from
+      ``R_max``) to the fewest that meet it, else ``objective["prevented_by"]`` names the
+      pool given or the processors (see ``_meet``); ``objective`` also gives ``met``,
+      ``p99_at_peak`` and the threads and pool before any growth.
 
     Raises ``ValueError`` naming the input and its range for bad input, and when the answer
     leaves the limits (more than 10^5 threads, connections or processors).
@@ -491,6 +505,14 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
               "busy_share": share,
               "tolerance": tol}
     plan = _settings(p, s_c, s_w, C, rate, K, Z, r_max, h, share, tol, target)
+    objective = None if bounds["p99_objective"] is None else _objective(
+        s_c, s_w, bounds["p99_objective"])
+    if objective is not None and objective["met"] is None:
+        reached = _meet(plan, p, s_c, s_w, rate, K, Z, r_max, bounds["p99_objective"])
+        objective.update(met=reached["met"], prevented_by=reached["prevented_by"],
+                         threads_before=plan["threads"],
+                         connections_before=plan["connections"])
+        plan = reached["plan"]
     plan["origin"] = origin
     holders = plan["holders"]
     setting = _Setting(plan["threads"], plan["capacity"])
@@ -499,14 +521,15 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
     multiple, resource = _saturation(holders, plan["threads"], plan["peak"], share)
     yours = None if T_user is None else _yours(p, s_c, s_w, C, plan, T_user, B_user, rate,
                                                K, Z, share)
-    objective = None if bounds["p99_objective"] is None else _objective(
-        s_c, s_w, bounds["p99_objective"])
+    if objective is not None:
+        objective["p99_at_peak"] = at_peak["response_time_p99"]
     warnings = _warnings(p, s_c, s_w, h, plan, at_peak, multiple, resource, yours,
                          objective, given_pool=C)
     return Sizing(
         inputs=inputs, headroom=h, processors_needed=plan["processors_needed"],
         threads=plan["threads"], connections=plan["connections"], capacity=plan["capacity"],
         throughput=at_peak["throughput"], response_time=at_peak["response_time"],
+        response_time_p50=at_peak["response_time_p50"],
         response_time_p95=at_peak["response_time_p95"],
         response_time_p99=at_peak["response_time_p99"],
         utilization=at_peak["utilization"], refused=at_peak["refused"],
@@ -547,10 +570,62 @@ def _scaled(rate, K, multiple: float):
 def _row(h: Holders, setting: _Setting, rate, K, Z, multiple: float) -> dict:
     r, k = _scaled(rate, K, multiple)
     st = _measure(h, setting, r, k, Z)
+    p50, p95, p99 = percentiles(h, setting, r, k, Z)
     return {"multiple": multiple, "arrival_rate": r, "clients": k,
             "throughput": st.throughput, "response_time": st.response_time,
-            "response_time_p95": None, "response_time_p99": None,
+            "response_time_p50": p50, "response_time_p95": p95, "response_time_p99": p99,
             "utilization": st.utilization, "refused": st.refused}
+
+
+def percentiles(h: Holders, setting: _Setting, rate, K, Z, probabilities=(0.5, 0.95, 0.99)
+                ) -> tuple[float, ...]:
+    """p50, p95 and p99 (s) of the response time of admitted requests (definition 4): the
+    fast method of :func:`queuetune.models.passage.fast_quantiles` on the chain of
+    definition 2, with the arrival weights an admitted arrival finds (open: ``pi(n)``,
+    ``n < B``; closed: ``(K - n) pi(n)``; ``Z = 0``: a departure's level ``B - 1``). Open
+    arrivals past ``min(T, B)`` form a geometric series (ratio ``lambda/X_in(T)``, up to ``B - 1``
+    or without end), passed as the fast method's geometric tail and summed in closed form.
+    An open load that is not stable (``B`` unbounded) has infinite percentiles."""
+    from .models import passage  # NumPy only: the exact method's SciPy is not imported
+
+    T, B = setting.threads, setting.capacity
+    ratio, length = None, 0
+    if rate is not None:
+        if T is None:
+            T = _open_cut(h, rate, B)
+        n0 = T if B is None else min(T, B)
+        top_rate = h.at(T)
+        if B is None and rate >= top_rate:
+            return tuple(math.inf for _ in probabilities)
+        x = h.upto(n0)
+        lw = np.concatenate([[0.0], np.cumsum(np.log(rate / x[1:]))])  # log w(0..n0)
+        if B is not None and B <= T:  # levels 0..B-1 admit
+            arrivals = _weights(lw[:-1])
+        else:  # levels 0..T, then w(T) r^i up to B - 1 (or without end)
+            arrivals = _weights(lw)
+            ratio = rate / top_rate
+            length = math.inf if B is None else B - 1 - T
+    else:
+        B = K if B is None else min(B, K)
+        if T is None:
+            T = min(h.until_converged(B), B)
+        if Z == 0.0:
+            arrivals = np.zeros(B)
+            arrivals[-1] = 1.0
+        else:
+            n = np.arange(B + 1, dtype=np.float64)
+            x = h.upto(min(T, B))
+            death = x[np.minimum(n[1:], T).astype(np.int64)]
+            lw = np.concatenate([[0.0], np.cumsum(np.log((K - n[:-1]) / Z) - np.log(death))])
+            lw = lw[:-1] + np.log(K - n[:-1])  # (K - n) pi(n), n < B
+            arrivals = _weights(lw)
+    holders = min(T, B) if B is not None else T
+    C = h.C if (h.C is not None and h.s_w > 0 and h.C < holders) else None
+    q = passage.fast_quantiles(
+        arrivals=arrivals, holders_throughput=h.upto(holders), threads=T, cpu_time=h.s_c,
+        wait_time=h.s_w, processors=h.p, connections=C,
+        tail_ratio=ratio if length else None, tail_length=length, probabilities=probabilities)
+    return tuple(float(v) for v in q)
 
 
 def _rows(h: Holders, setting: _Setting, rate, K, Z) -> list[dict]:
@@ -588,7 +663,54 @@ def _settings(p, s_c, s_w, C, rate, K, Z, r_max, headroom, share, tol, target) -
     B = max(T, _ceil(r_max * h.at(T)))
     return {"peak": peak, "processors_needed": needed, "target": target, "connections": C,
             "holders": h, "saturation_threads": t_sat, "peak_threads": t_peak, "threads": T,
-            "capacity": B}
+            "capacity": B, "sized_pool": sized_pool}
+
+
+def _meet(plan: dict, p, s_c, s_w, rate, K, Z, r_max, goal: float) -> dict:
+    """The p99 objective at the peak (definition 4, with the given processors): the plan's
+    settings if their p99 is within ``goal``; else the threads grown (doubling, then
+    bisection to the fewest), a sized pool with them in proportion (never above the threads),
+    and B recomputed from ``R_max``, until it is; the growth stops where it no longer helps
+    (the p99 changes by less than 1e-6 relative from one doubling to the next) or at the
+    threads' limit, and the resource that prevents it is named: a pool given, if the same
+    threads with no pool limit would meet it, else the processors."""
+    T0, C0 = plan["threads"], plan["connections"]
+
+    def trial(T: int, pool: int | None = None, free_pool: bool = False) -> tuple:
+        C = (None if free_pool else pool if pool is not None
+             else C0 if not plan["sized_pool"] else min(T, math.ceil(C0 * T / T0)))
+        h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C)
+        B = max(T, _ceil(r_max * h.at(T)))
+        return percentiles(h, _Setting(T, B), rate, K, Z, (0.99,))[0], h, C, B
+
+    first = got = trial(T0)
+    out = {"p99": first[0], "met": first[0] <= goal, "prevented_by": None, "plan": plan}
+    if out["met"]:
+        return out
+    lo, hi, best, last = T0, T0, None, first[0]
+    while hi < LIMITS["threads"][1]:
+        lo, hi = hi, min(2 * hi, LIMITS["threads"][1])
+        got = trial(hi)
+        if got[0] <= goal:
+            best = got
+            break
+        if abs(got[0] - last) <= 1e-6 * last:  # more threads change nothing
+            break
+        last = got[0]
+    if best is None:
+        blocked = ("the pool" if C0 is not None and not plan["sized_pool"]
+                   and trial(hi, free_pool=True)[0] <= goal else "the processors")
+        return {**out, "p99": min(last, got[0]), "prevented_by": blocked}
+    while hi - lo > 1:  # trial(hi) meets the goal, trial(lo) does not
+        mid = (lo + hi) // 2
+        got = trial(mid)
+        if got[0] <= goal:
+            hi, best = mid, got
+        else:
+            lo = mid
+    p99, h, C, B = best
+    grown = {**plan, "threads": hi, "connections": C, "holders": h, "capacity": B}
+    return {"p99": p99, "met": True, "prevented_by": None, "plan": grown}
 
 
 def _yours(p, s_c, s_w, C, plan, T, B, rate, K, Z, share) -> dict:
@@ -606,7 +728,8 @@ def _yours(p, s_c, s_w, C, plan, T, B, rate, K, Z, share) -> dict:
 def _objective(s_c: float, s_w: float, p99: float) -> dict:
     floor = service_quantile(cpu_time=s_c, wait_time=s_w, q=0.99)
     met, by = (False, "the service time itself") if floor > p99 else (None, None)
-    return {"p99_objective": p99, "service_p99": floor, "met": met, "prevented_by": by}
+    return {"p99_objective": p99, "service_p99": floor, "met": met, "prevented_by": by,
+            "p99_at_peak": None, "threads_before": None, "connections_before": None}
 
 
 def _ceil(x: float) -> int:
@@ -725,7 +848,25 @@ def _warnings(p, s_c, s_w, headroom, plan, at_peak, multiple, resource, yours, o
                      f"wait up to {_g4(DEFAULT_READ_TIMEOUT)} s under overload (nginx's "
                      "default proxy_read_timeout); give yours to bound it")
     if objective is not None and objective["met"] is False:
-        notes.append(f"the p99 objective of {_ms(objective['p99_objective'])} cannot be met: "
-                     f"the service alone takes {_ms(objective['service_p99'])} at p99, with "
-                     "no queueing")
+        if objective["prevented_by"] == "the service time itself":
+            notes.append(f"the p99 objective of {_ms(objective['p99_objective'])} cannot be "
+                         f"met: the service alone takes {_ms(objective['service_p99'])} at "
+                         "p99, with no queueing")
+        elif objective["prevented_by"] == "the pool":
+            notes.append(f"the p99 objective of {_ms(objective['p99_objective'])} is not met "
+                         f"at the peak ({_ms(objective['p99_at_peak'])}): your pool of "
+                         f"{plan['connections']} connections prevents it (more threads do "
+                         "not help; a larger pool would)")
+        else:
+            are = "processors" if p > 1 else "processor"
+            notes.append(f"the p99 objective of {_ms(objective['p99_objective'])} is not met "
+                         f"at the peak ({_ms(objective['p99_at_peak'])}): the {p} {are} "
+                         "given prevent it (more threads do not help; more processors would)")
+    elif objective is not None and objective["threads_before"] != plan["threads"]:
+        notes.append(f"threads grown from {objective['threads_before']} to {plan['threads']}"
+                     + (f" and the pool from {objective['connections_before']} to "
+                        f"{plan['connections']}"
+                        if objective["connections_before"] != plan["connections"] else "")
+                     + f" to meet the p99 objective of {_ms(objective['p99_objective'])} at "
+                     "the peak")
     return notes

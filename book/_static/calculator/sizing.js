@@ -191,6 +191,327 @@
     return rate !== null ? solveOpen(h, T, B, rate) : solveClosed(h, T, B, K, Z);
   }
 
+  // ------------------------------------------------------------ percentiles (def. 4)
+  // The fast method of src/queuetune/models/passage.py (fast_quantiles), step by step:
+  // Abate and Whitt's Euler inversion (M = 15) of the response time's Laplace transform, and
+  // SciPy's brentq for each quantile. Complex numbers are [re, im].
+  var EULER_M = 15, NEGLIGIBLE = 1e-16, GEOMETRIC_RTOL = 1e-9;
+  function cmul(a, b) { return [a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]]; }
+  function cdiv(a, b) {
+    var d = b[0] * b[0] + b[1] * b[1];
+    return [(a[0] * b[0] + a[1] * b[1]) / d, (a[1] * b[0] - a[0] * b[1]) / d];
+  }
+  function cscale(a, x) { return [a[0] * x, a[1] * x]; }
+  function cexp(a) { var e = Math.exp(a[0]); return [e * Math.cos(a[1]), e * Math.sin(a[1])]; }
+  function clog(a) { return [Math.log(Math.hypot(a[0], a[1])), Math.atan2(a[1], a[0])]; }
+  function clog1p(a) { return clog([1 + a[0], a[1]]); }
+  function cexpm1(a) {  // as NumPy: expm1(re) cos(im) - 2 sin(im/2)^2, exp(re) sin(im)
+    var h = Math.sin(a[1] / 2);
+    return [Math.expm1(a[0]) * Math.cos(a[1]) - 2 * h * h, Math.exp(a[0]) * Math.sin(a[1])];
+  }
+  function comb(n, k) { var c = 1; for (var i = 1; i <= k; i++) c = c * (n - k + i) / i; return Math.round(c); }
+  var EULER = (function () {
+    var M = EULER_M, beta = [], eta = [], xi = [], k;
+    for (k = 0; k <= 2 * M; k++) { beta.push([M * Math.log(10) / 3, Math.PI * k]); xi.push(1); }
+    xi[0] = 0.5;
+    xi[2 * M] = Math.pow(2, -M);
+    for (var j = 1; j < M; j++) xi[2 * M - j] = xi[2 * M - j + 1] + Math.pow(2, -M) * comb(M, j);
+    for (k = 0; k <= 2 * M; k++) eta.push(Math.pow(10, M / 3) * (k % 2 ? -1 : 1) * xi[k]);
+    return { beta: beta, eta: eta };
+  })();
+
+  function sakasegawa(x, service, servers, holders) {
+    if (holders <= servers || service === 0) return 0;
+    var u = Math.min(x * service / servers, 1), idle = Math.max(1 - u, 1e-300);
+    return service * Math.pow(u, Math.sqrt(2 * (servers + 1)) - 1) / (servers * idle);
+  }
+
+  function holdingPhases(x, sc, sw, p, C) {  // [r_c(m), k(m)], m = 0..x.length-1
+    var rc = new Float64Array(x.length), rel = new Float64Array(x.length);
+    var noPool = C === null || sw === 0;
+    for (var m = 1; m < x.length; m++) {
+      var holding = m / x[m], delay = Math.max(holding - sc - sw, 0);
+      var dc = sakasegawa(x[m], sc, p, m), dw = noPool ? 0 : sakasegawa(x[m], sw, C, m);
+      var total = dc + dw;
+      var share = total > 0 ? dc / total : (sc > 0 ? 1 : 0);
+      share = noPool ? 1 : (sc === 0 ? 0 : share);
+      rc[m] = sc + delay * share;
+      rel[m] = noPool ? 0 : Math.max(holding - rc[m] - sw, 0) * C / sw;
+    }
+    return [rc, rel];
+  }
+
+  function holdingTransform(s, rc, k, sw, release) {
+    var out = cdiv([1, 0], cmul([1 + s[0] * rc, s[1] * rc], [1 + s[0] * sw, s[1] * sw]));
+    if (release > 0 && k > 0) {
+      var z = cdiv([1, 0], [1 + s[0] * release, s[1] * release]);
+      var whole = Math.floor(k), part = k - whole;
+      var pool = cmul(cexp(cscale(clog(z), whole)), [1 - part + part * z[0], part * z[1]]);
+      out = cmul(out, pool);
+    }
+    return out;
+  }
+
+  function releaseShape(rc, k, sw, release, T) {
+    var whole = Math.floor(k), part = k - whole, mean = rc + sw + k * release;
+    var variance = rc * rc + sw * sw + (k + part * (1 - part)) * release * release;
+    return 1 / (1 + (variance / (mean * mean) - 1) / T);
+  }
+
+  function geometricTail(w) {
+    var none = { start: w.length, ratio: 0 }, i;
+    if (w.length < 3) return none;
+    for (i = 0; i < w.length; i++) if (!(w[i] > 0)) return none;
+    var last = w[w.length - 1] / w[w.length - 2], start = 0;
+    for (i = 0; i < w.length - 1; i++) {
+      if (!(Math.abs((w[i + 1] / w[i]) / last - 1) <= GEOMETRIC_RTOL)) start = i + 1;
+    }
+    if (w.length - start < 3 || !(last < 1 + GEOMETRIC_RTOL)) return none;
+    return { start: start, ratio: last };
+  }
+
+  function Mixture(a, x, T, sc, sw, p, C, tailRatio, tailLength) {
+    var i, n = a.length, block = null, total = 0, largest = 0;
+    if (tailRatio !== null && tailLength && a[n - 1] > 0) {
+      var logS0 = geometric(Math.log(tailRatio), tailLength)[0];
+      var logBlock = Math.log(a[n - 1]) + logS0, head = 0;
+      for (i = 0; i < n - 1; i++) head += a[i];
+      var logTotal = head === 0 ? logBlock : logaddexp(Math.log(head), logBlock);
+      var logFirst = Math.log(a[n - 1]) - logTotal;
+      var top = logFirst + (tailRatio <= 1 ? 0 : tailLength * Math.log(tailRatio));
+      var out = new Float64Array(n - 1), scale = Math.exp(-logTotal);
+      for (i = 0; i < n - 1; i++) { out[i] = a[i] * scale; largest = Math.max(largest, out[i]); }
+      largest = Math.max(largest, Math.exp(top));
+      for (i = 0; i < n - 1; i++) if (!(out[i] >= NEGLIGIBLE * largest)) out[i] = 0;
+      a = out;
+      block = { logFirst: logFirst, ratio: tailRatio, length: tailLength + 1 };
+    } else {
+      var b = new Float64Array(n);
+      for (i = 0; i < n; i++) total += a[i];
+      for (i = 0; i < n; i++) { b[i] = a[i] / total; largest = Math.max(largest, b[i]); }
+      var lastNz = 0;
+      for (i = 0; i < n; i++) {
+        if (!(b[i] >= NEGLIGIBLE * largest)) b[i] = 0; else lastNz = i;
+      }
+      var sum = 0;
+      for (i = 0; i <= lastNz; i++) sum += b[i];
+      a = new Float64Array(lastNz + 1);
+      for (i = 0; i <= lastNz; i++) a[i] = b[i] / sum;
+    }
+    var top2 = Math.min(T, a.length), xs = new Float64Array(top2 + 1);
+    for (i = 0; i <= top2; i++) xs[i] = x[Math.min(i, x.length - 1)];
+    var ph = holdingPhases(xs, sc, sw, p, C), free = Math.min(T, a.length);
+    this.weight = a.subarray(0, free);
+    this.rc = ph[0].subarray(1, free + 1);
+    this.rel = ph[1].subarray(1, free + 1);
+    this.wait = T < a.length ? a.subarray(T) : new Float64Array(0);
+    var full = top2;
+    this.release = C === null ? 0 : sw / C;
+    this.rate = xs[full];
+    this.shape = releaseShape(ph[0][full], ph[1][full], sw, this.release, full);
+    this.waitRc = ph[0][full]; this.waitRel = ph[1][full]; this.sw = sw;
+    if (block === null) {
+      var g = geometricTail(this.wait);
+      this.tailStart = g.start; this.tailRatio = g.ratio; this.block = null;
+    } else {
+      this.tailStart = this.wait.length; this.tailRatio = 0; this.block = block;
+    }
+  }
+
+  function logaddexp(a, b) {
+    var m = Math.max(a, b);
+    return m + Math.log1p(Math.exp(-Math.abs(a - b)));
+  }
+
+  Mixture.prototype.mean = function () {
+    var w = this.wait, waiting = 0, queue = 0, j, held = 0;
+    for (j = 0; j < w.length; j++) { waiting += w[j]; queue += w[j] * (j + 1); }
+    queue = waiting ? queue / this.rate : 0;
+    if (this.block !== null) {
+      var g = geometric(Math.log(this.block.ratio), this.block.length - 1);
+      var count = Math.exp(this.block.logFirst + g[0]);
+      waiting += count;
+      queue += count * (w.length + 1 + g[1]) / this.rate;
+    }
+    for (j = 0; j < this.weight.length; j++) {
+      held += this.weight[j] * (this.rc[j] + this.sw + this.rel[j] * this.release);
+    }
+    return held + queue + waiting * (this.waitRc + this.sw + this.waitRel * this.release);
+  };
+
+  // E[exp(-s R)] at one complex s, in scalars (no array per operation: the page answers
+  // within 100 ms on a slow phone): the same terms as passage.py's _Mixture.transform
+  Mixture.prototype.transform = function (s) {
+    var sr = s[0], si = s[1], w = this.wait, j, a, b, d, re, im, t1, t2;
+    var rel = this.release, ar = 1 + sr * rel, ai = si * rel;
+    d = ar * ar + ai * ai;
+    var zr = ar / d, zi = -ai / d;  // z = 1 / (1 + s s_w / C)
+    var lzr = Math.log(Math.hypot(zr, zi)), lzi = Math.atan2(zi, zr);
+    var hr = 0, hi = 0;  // sum_j w_j / (1 + s r_c(j)) * pool factor
+    for (j = 0; j < this.weight.length; j++) {
+      var wj = this.weight[j];
+      if (wj === 0) continue;
+      a = 1 + sr * this.rc[j]; b = si * this.rc[j]; d = a * a + b * b;
+      re = a / d; im = -b / d;
+      var k = this.rel[j];
+      if (rel > 0 && k > 0) {
+        var whole = Math.floor(k), part = k - whole, e = Math.exp(whole * lzr);
+        var pr = e * Math.cos(whole * lzi), pi = e * Math.sin(whole * lzi);
+        var fr = 1 - part + part * zr, fi = part * zi;
+        t1 = pr * fr - pi * fi; t2 = pr * fi + pi * fr;
+        a = re * t1 - im * t2; im = re * t2 + im * t1; re = a;
+      }
+      hr += wj * re; hi += wj * im;
+    }
+    a = 1 + sr * this.sw; b = si * this.sw; d = a * a + b * b;
+    var qr = a / d, qi = -b / d;  // 1 / (1 + s s_w)
+    var held = [hr * qr - hi * qi, hr * qi + hi * qr];
+    if (w.length === 0 && this.block === null) return held;
+    var logZ = cscale(clog1p(cscale(s, 1 / (this.rate * this.shape))), -this.shape);
+    var z = cexp(logZ), pwr = z[0], pwi = z[1], polr = 0, poli = 0;  // z^(j+1), j = 0
+    for (j = 0; j < this.tailStart; j++) {
+      if (w[j] !== 0) { polr += w[j] * pwr; poli += w[j] * pwi; }
+      t1 = pwr * z[0] - pwi * z[1]; pwi = pwr * z[1] + pwi * z[0]; pwr = t1;
+    }
+    var poly = [polr, poli];
+    var length = w.length - this.tailStart;
+    if (length) {
+      var rz = cscale(z, this.tailRatio);
+      var first = cscale(cexp(cscale(logZ, this.tailStart + 1)), w[this.tailStart]);
+      var sum = cdiv(cscale(cexpm1(cscale(clog(rz), length)), -1), [1 - rz[0], -rz[1]]);
+      var tt = cmul(first, sum);
+      poly[0] += tt[0]; poly[1] += tt[1];
+    }
+    if (this.block !== null) {
+      var bl = this.block, ww = [Math.log(bl.ratio) + logZ[0], logZ[1]];
+      var lead = [bl.logFirst + (w.length + 1) * logZ[0], (w.length + 1) * logZ[1]], tb;
+      if (bl.length === Infinity) {
+        tb = cmul(cexp(lead), cdiv([-1, 0], cexpm1(ww)));
+      } else {
+        var lw = cscale(ww, bl.length);
+        if (lw[0] > 0) {
+          tb = cdiv(cmul(cexp([lead[0] + lw[0], lead[1] + lw[1]]),
+                         cscale(cexpm1(cscale(lw, -1)), -1)), cexpm1(ww));
+        } else {
+          tb = cdiv(cmul(cexp(lead), cexpm1(lw)), cexpm1(ww));
+        }
+      }
+      poly[0] += tb[0]; poly[1] += tb[1];
+    }
+    var hw = holdingTransform(s, this.waitRc, this.waitRel, this.sw, this.release);
+    var pw = cmul(poly, hw);
+    return [held[0] + pw[0], held[1] + pw[1]];
+  };
+
+  Mixture.prototype.cdf = function (t) {
+    if (t <= 0) return 0;
+    var value = 0;
+    for (var k = 0; k < EULER.beta.length; k++) {  // Re(eta_k L(s_k) / s_k)
+      var sr = EULER.beta[k][0] / t, si = EULER.beta[k][1] / t, L = this.transform([sr, si]);
+      value += EULER.eta[k] * (L[0] * sr + L[1] * si) / (sr * sr + si * si);
+    }
+    value /= t;
+    return Math.min(Math.max(value, 0), 1);
+  };
+
+  function brentq(f, xa, xb, xtol, rtol, maxiter) {  // SciPy's brentq.c, step by step
+    var xpre = xa, xcur = xb, xblk = 0, fblk = 0, spre = 0, scur = 0, t;
+    var fpre = f(xpre), fcur = f(xcur);
+    if (fpre === 0) return xpre;
+    if (fcur === 0) return xcur;
+    for (var i = 0; i < maxiter; i++) {
+      if (fpre !== 0 && fcur !== 0 && ((fpre < 0) !== (fcur < 0))) {
+        xblk = xpre; fblk = fpre; spre = scur = xcur - xpre;
+      }
+      if (Math.abs(fblk) < Math.abs(fcur)) {
+        xpre = xcur; xcur = xblk; xblk = xpre;
+        fpre = fcur; fcur = fblk; fblk = fpre;
+      }
+      var delta = (xtol + rtol * Math.abs(xcur)) / 2, sbis = (xblk - xcur) / 2;
+      if (fcur === 0 || Math.abs(sbis) < delta) return xcur;
+      if (Math.abs(spre) > delta && Math.abs(fcur) < Math.abs(fpre)) {
+        var stry;
+        if (xpre === xblk) {
+          stry = -fcur * (xcur - xpre) / (fcur - fpre);
+        } else {
+          var dpre = (fpre - fcur) / (xpre - xcur), dblk = (fblk - fcur) / (xblk - xcur);
+          stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre));
+        }
+        if (2 * Math.abs(stry) < Math.min(Math.abs(spre), 3 * Math.abs(sbis) - delta)) {
+          spre = scur; scur = stry;
+        } else { spre = sbis; scur = sbis; }
+      } else { spre = sbis; scur = sbis; }
+      xpre = xcur; fpre = fcur;
+      xcur += Math.abs(scur) > delta ? scur : (sbis > 0 ? delta : -delta);
+      fcur = f(xcur);
+    }
+    t = xcur;
+    return t;
+  }
+
+  function fastQuantiles(mix, probabilities) {
+    var cache = new Map();
+    function cdf(t) {
+      var v = cache.get(t);
+      if (v === undefined) { v = mix.cdf(t); cache.set(t, v); }
+      return v;
+    }
+    var mean = mix.mean();
+    return probabilities.map(function (q) {
+      var high = mean;
+      while (cdf(high) < q) high *= 2;
+      return brentq(function (t) { return cdf(t) - q; }, 0, high, 1e-300, 1e-10, 200);
+    });
+  }
+
+  function weights(lw) {
+    var top = -Infinity, i, out = new Float64Array(lw.length);
+    for (i = 0; i < lw.length; i++) if (lw[i] > top) top = lw[i];
+    for (i = 0; i < lw.length; i++) out[i] = weight(lw[i] - top);
+    return out;
+  }
+
+  // p50, p95 and p99 (s) of admitted requests: sizing.py's percentiles()
+  function percentiles(h, T, B, rate, K, Z, probabilities) {
+    probabilities = probabilities || [0.5, 0.95, 0.99];
+    var ratio = null, length = 0, arrivals, n, lw;
+    if (rate !== null) {
+      if (T === null) T = openCut(h, rate, B);
+      var n0 = B === null ? T : Math.min(T, B), topRate = h.at(T);
+      if (B === null && rate >= topRate) return probabilities.map(function () { return Infinity; });
+      lw = new Float64Array(n0 + 1);
+      for (n = 1; n <= n0; n++) lw[n] = lw[n - 1] + Math.log(rate / h.at(n));
+      if (B !== null && B <= T) {
+        arrivals = weights(lw.subarray(0, n0));
+      } else {
+        arrivals = weights(lw);
+        ratio = rate / topRate;
+        length = B === null ? Infinity : B - 1 - T;
+      }
+    } else {
+      B = B === null ? K : Math.min(B, K);
+      if (T === null) T = Math.min(h.untilConverged(B), B);
+      if (Z === 0) {
+        arrivals = new Float64Array(B);
+        arrivals[B - 1] = 1;
+      } else {
+        h.at(Math.min(T, B));
+        lw = new Float64Array(B + 1);
+        for (n = 1; n <= B; n++) {
+          lw[n] = lw[n - 1] + (Math.log((K - (n - 1)) / Z) - Math.log(h.at(Math.min(n, T))));
+        }
+        var la = new Float64Array(B);
+        for (n = 0; n < B; n++) la[n] = lw[n] + Math.log(K - n);
+        arrivals = weights(la);
+      }
+    }
+    var holders = B !== null ? Math.min(T, B) : T, x = new Float64Array(holders + 1);
+    for (n = 1; n <= holders; n++) x[n] = h.at(n);
+    var C = (h.C !== null && h.sw > 0 && h.C < holders) ? h.C : null;
+    var mix = new Mixture(arrivals, x, T, h.sc, h.sw, h.p, C, length ? ratio : null, length);
+    return fastQuantiles(mix, probabilities);
+  }
+
   // ------------------------------------------------------------------- the sizing (def. 3)
   var HEADROOM = 1.5, MULTIPLES = [1, 1.1, 1.5, 2], DEFAULT_READ_TIMEOUT = 60;
   var ORIGINS = {
@@ -317,14 +638,51 @@
     var B = Math.max(T, ceil9(rMax * h.at(T)));
     return { peak: peak, processors_needed: needed, target: target, connections: C,
              holders: h, saturation_threads: tSat, peak_threads: tPeak, threads: T,
-             capacity: B };
+             capacity: B, sized_pool: sizedPool };
+  }
+
+  // the p99 objective at the peak: sizing.py's _meet, step by step
+  function meet(plan, p, sc, sw, rate, K, Z, rMax, goal) {
+    var T0 = plan.threads, C0 = plan.connections, THREADS = LIMITS.threads[1];
+    function trial(T, freePool) {
+      var C = freePool ? null : (!plan.sized_pool ? C0 : Math.min(T, Math.ceil(C0 * T / T0)));
+      var h = new Holders(p, sc, sw, C), B = Math.max(T, ceil9(rMax * h.at(T)));
+      return [percentiles(h, T, B, rate, K, Z, [0.99])[0], h, C, B];
+    }
+    var first = trial(T0, false), got = first;
+    var out = { p99: first[0], met: first[0] <= goal, prevented_by: null, plan: plan };
+    if (out.met) return out;
+    var lo = T0, hi = T0, best = null, last = first[0];
+    while (hi < THREADS) {
+      lo = hi; hi = Math.min(2 * hi, THREADS);
+      got = trial(hi, false);
+      if (got[0] <= goal) { best = got; break; }
+      if (Math.abs(got[0] - last) <= 1e-6 * last) break;
+      last = got[0];
+    }
+    if (best === null) {
+      var blocked = (C0 !== null && !plan.sized_pool && trial(hi, true)[0] <= goal)
+        ? "the pool" : "the processors";
+      out.p99 = Math.min(last, got[0]); out.prevented_by = blocked;
+      return out;
+    }
+    while (hi - lo > 1) {
+      var mid = Math.floor((lo + hi) / 2), g = trial(mid, false);
+      if (g[0] <= goal) { hi = mid; best = g; } else { lo = mid; }
+    }
+    var grown = {};
+    for (var key in plan) grown[key] = plan[key];
+    grown.threads = hi; grown.connections = best[2]; grown.holders = best[1];
+    grown.capacity = best[3];
+    return { p99: best[0], met: true, prevented_by: null, plan: grown };
   }
 
   function row(h, T, B, rate, K, Z, multiple) {
     var load = scaled(rate, K, multiple), st = measure(h, T, B, load[0], load[1], Z);
+    var q = percentiles(h, T, B, load[0], load[1], Z);
     return { multiple: multiple, arrival_rate: load[0], clients: load[1],
              throughput: st.throughput, response_time: st.response_time,
-             response_time_p95: null, response_time_p99: null,
+             response_time_p50: q[0], response_time_p95: q[1], response_time_p99: q[2],
              utilization: st.utilization, refused: st.refused };
   }
 
@@ -364,7 +722,8 @@
   function objectiveOf(sc, sw, p99) {
     var floor = serviceQuantile(sc, sw, 0.99), fails = floor > p99;
     return { p99_objective: p99, service_p99: floor, met: fails ? false : null,
-             prevented_by: fails ? "the service time itself" : null };
+             prevented_by: fails ? "the service time itself" : null, p99_at_peak: null,
+             threads_before: null, connections_before: null };
   }
 
   function percent(x) { return (100 * x).toFixed(1) + "%"; }
@@ -421,9 +780,28 @@
                  "default proxy_read_timeout); give yours to bound it");
     }
     if (objective !== null && objective.met === false) {
-      notes.push("the p99 objective of " + ms(objective.p99_objective) + " cannot be met: " +
-                 "the service alone takes " + ms(objective.service_p99) + " at p99, with " +
-                 "no queueing");
+      if (objective.prevented_by === "the service time itself") {
+        notes.push("the p99 objective of " + ms(objective.p99_objective) + " cannot be met: " +
+                   "the service alone takes " + ms(objective.service_p99) + " at p99, with " +
+                   "no queueing");
+      } else if (objective.prevented_by === "the pool") {
+        notes.push("the p99 objective of " + ms(objective.p99_objective) + " is not met " +
+                   "at the peak (" + ms(objective.p99_at_peak) + "): your pool of " +
+                   plan.connections + " connections prevents it (more threads do not help; " +
+                   "a larger pool would)");
+      } else {
+        notes.push("the p99 objective of " + ms(objective.p99_objective) + " is not met " +
+                   "at the peak (" + ms(objective.p99_at_peak) + "): the " + p + " " +
+                   (p > 1 ? "processors" : "processor") + " given prevent it (more threads " +
+                   "do not help; more processors would)");
+      }
+    } else if (objective !== null && objective.threads_before !== plan.threads) {
+      notes.push("threads grown from " + objective.threads_before + " to " + plan.threads +
+                 (objective.connections_before !== plan.connections
+                   ? " and the pool from " + objective.connections_before + " to " +
+                     plan.connections : "") +
+                 " to meet the p99 objective of " + ms(objective.p99_objective) +
+                 " at the peak");
     }
     return notes;
   }
@@ -448,13 +826,20 @@
     var target = opt(inp.target_utilization);
     var share = inp.busy_share || 0.95, tol = inp.tolerance || 0.1;
     var plan = settings(p, sc, sw, C, rate, K, Z, rMax, headroom, share, tol, target);
+    var objective = bound[2].p99_objective === null ? null
+      : objectiveOf(sc, sw, bound[2].p99_objective);
+    if (objective !== null && objective.met === null) {
+      var reached = meet(plan, p, sc, sw, rate, K, Z, rMax, bound[2].p99_objective);
+      objective.met = reached.met; objective.prevented_by = reached.prevented_by;
+      objective.threads_before = plan.threads; objective.connections_before = plan.connections;
+      plan = reached.plan;
+    }
     plan.origin = bound[1];
     var h = plan.holders;
     var loads = rows(h, plan.threads, plan.capacity, rate, K, Z), atPeak = loads[0];
     var sat = saturation(h, plan.threads, plan.peak, share);
     var yours = Tu === null ? null : yoursOf(p, sc, sw, C, plan, Tu, Bu, rate, K, Z, share);
-    var objective = bound[2].p99_objective === null ? null
-      : objectiveOf(sc, sw, bound[2].p99_objective);
+    if (objective !== null) objective.p99_at_peak = atPeak.response_time_p99;
     return {
       inputs: { processors: p, cpu_time: sc, wait_time: sw, arrival_rate: rate, clients: K,
                 think_time: Z, connections: C, threads: Tu, capacity: Bu, headroom: headroom,
@@ -465,6 +850,7 @@
       processors_needed: plan.processors_needed, threads: plan.threads,
       connections: plan.connections, capacity: plan.capacity,
       throughput: atPeak.throughput, response_time: atPeak.response_time,
+      response_time_p50: atPeak.response_time_p50,
       response_time_p95: atPeak.response_time_p95, response_time_p99: atPeak.response_time_p99,
       utilization: atPeak.utilization, refused: atPeak.refused,
       processor_limit: p / sc,
@@ -483,7 +869,7 @@
   var api = { LIMITS: LIMITS, SizingError: SizingError, Holders: Holders, size: size,
               measure: measure, erlangCConnections: erlangCConnections,
               erlangCServers: erlangCServers, serviceQuantile: serviceQuantile,
-              geometric: geometric, MULTIPLES: MULTIPLES, HEADROOM: HEADROOM,
+              geometric: geometric, percentiles: percentiles, MULTIPLES: MULTIPLES, HEADROOM: HEADROOM,
               ORIGINS: ORIGINS };
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.QueuetuneSizing = api;

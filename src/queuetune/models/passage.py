@@ -77,16 +77,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.linalg import expm
-from scipy.optimize import brentq
-from scipy.sparse.linalg import spsolve
-from scipy.stats import poisson
 
 from .._validation import as_nonnegative, as_positive, integer, real
-from .thread_pool_chain import ThreadPoolChain, _server
+
+if TYPE_CHECKING:  # SciPy is imported where the exact method needs it: the fast method (the
+    # sizing's percentiles, ``python -m queuetune size``) imports NumPy only
+    import scipy.sparse as sp
+
+    from .thread_pool_chain import ThreadPoolChain
 
 __all__ = [
     "PhaseType",
@@ -137,6 +138,8 @@ class PhaseType:
     generator: sp.csr_matrix
 
     def __post_init__(self) -> None:
+        import scipy.sparse as sp
+
         self.rate = float(np.max(-self.generator.diagonal())) if self.alpha.size else 1.0
         # a small chain whose rates lie far apart: the dense exponential (fewer operations
         # than the many uniformization steps)
@@ -151,6 +154,9 @@ class PhaseType:
     @cached_property
     def mean(self) -> float:
         """E[tau] = alpha (-Q)^-1 1, by a sparse solve."""
+        import scipy.sparse as sp
+        from scipy.sparse.linalg import spsolve
+
         ones = np.ones(self.alpha.size)
         return float(self.alpha @ spsolve(sp.csc_matrix(-self.generator), ones))
 
@@ -174,6 +180,9 @@ class PhaseType:
         Poisson terms within 15 standard deviations (and 30 terms) of the mean ``Lambda t``,
         the mass below them counted as survival 1 and above them as ``s_K`` (each below
         1e-40)."""
+        from scipy.linalg import expm
+        from scipy.stats import poisson
+
         if t <= 0:
             return float(self._s[0])
         if self._dense:
@@ -201,6 +210,8 @@ class PhaseType:
         high = max(self.mean if self.alpha.size < 200_000 else 1.0 / self.rate, 1e-300)
         while self.survival(high) > target:
             high *= 2.0
+        from scipy.optimize import brentq
+
         return float(brentq(lambda t: self.survival(t) - target, 0.0, high,
                             rtol=QUANTILE_RTOL, xtol=1e-300, maxiter=500))
 
@@ -239,6 +250,8 @@ def exact_response_time(chain: ThreadPoolChain, stationary: np.ndarray, **argume
     ``chain`` and ``stationary`` are the chain of :func:`.thread_pool_chain.build_chain` built
     with ``arguments`` (the same keyword arguments) and its stationary distribution.
     """
+    from .thread_pool_chain import _server
+
     s = _server(arguments.get("clients"), arguments["capacity"], arguments["threads"],
                 arguments["cpu_time"], arguments["wait_time"], arguments.get("think_time"),
                 arguments.get("arrival_rate"), arguments.get("processors", 1),
@@ -409,6 +422,8 @@ class _Tagged:
         size = len(self.index)
         diag_rows = [i for i, _ in self.exit]
         diag_vals = [-out for _, out in self.exit]
+        import scipy.sparse as sp
+
         generator = sp.csr_matrix(
             (np.array(self.vals + diag_vals), (np.array(self.rows + diag_rows, dtype=np.int64),
                                                np.array(self.cols + diag_rows, dtype=np.int64))),
@@ -543,37 +558,85 @@ class _Mixture:
     release_time: float  # s_w / C (0: no pool)
     tail_start: int = 0  # j0: wait_weight[j0:] is geometric, ratio tail_ratio
     tail_ratio: float = 0.0
+    # a geometric block given by the caller past the explicit waits (``tail_ratio=`` of
+    # :func:`fast_quantiles`): log of its first weight, ratio, and number of levels (inf: r < 1)
+    block_log_first: float | None = None
+    block_ratio: float = 0.0
+    block_length: float = 0.0
 
     @property
     def mean(self) -> float:
         j = np.arange(self.wait_weight.size)
         waiting = float(self.wait_weight.sum())
         queue = float((self.wait_weight * (j + 1)).sum()) / self.rate if waiting else 0.0
+        if self.block_log_first is not None:
+            log_s0, index = _geometric_sums(math.log(self.block_ratio), self.block_length - 1)
+            count = math.exp(self.block_log_first + log_s0)
+            waiting += count
+            queue += count * (self.wait_weight.size + 1 + index) / self.rate
         held = self.r_c + self.wait_time + self.releases * self.release_time
         return (float((self.weight * held).sum()) + queue + waiting * (
             self.wait_r_c + self.wait_time + self.wait_releases * self.release_time))
 
     def transform(self, s: np.ndarray) -> np.ndarray:
         """E[exp(-s R)] at the complex points ``s``."""
-        held = (self.weight * _holding_transform(s[:, None], self.r_c, self.releases,
-                                                 self.wait_time, self.release_time)
-                ).sum(axis=1)
-        if self.wait_weight.size == 0:
+        on = np.flatnonzero(self.weight)
+        held = (self.weight[on] * _holding_transform(s[:, None], self.r_c[on],
+                                                     self.releases[on], self.wait_time,
+                                                     self.release_time)).sum(axis=1)
+        if self.wait_weight.size == 0 and self.block_log_first is None:
             return held
         # sum_j a_j z^(j+1), z = (1 + s / (X_in(T) shape))^-shape (|z| < 1): the terms before
         # the geometric tail one by one, the tail a_j0 r^(j - j0) (j = j0..J-1) summed in
         # closed form, a_j0 z^(j0+1) (1 - (r z)^L) / (1 - r z), L = J - j0
         log_z = -self.shape * np.log1p(s / (self.rate * self.shape))
         head = self.wait_weight[:self.tail_start]
-        j = np.arange(1, head.size + 1)
-        poly = np.exp(log_z[:, None] * j[None, :]) @ head
+        j = np.flatnonzero(head)  # the levels the negligible ones dropped leave
+        if j.size and float(log_z.real.min()) * (j[-1] + 1.0) > -600.0:
+            # z^(j+1) on the levels lo..hi as z^(lo+1) z^(b u) z^v, v < b = ceil(sqrt(n)):
+            # two small tables and their products (no underflow: |z|^(hi+1) > e^-600)
+            lo, hi = int(j[0]), int(j[-1])
+            n = hi - lo + 1
+            b = math.isqrt(n - 1) + 1
+            fine = np.exp(log_z[:, None] * np.arange(b))
+            coarse = np.exp(log_z[:, None] * (lo + 1.0 + b * np.arange(-(-n // b))))
+            power = (coarse[:, :, None] * fine[:, None, :]).reshape(log_z.size, -1)[:, :n]
+            poly = (power * head[lo:hi + 1]).sum(axis=1)  # (complex @ real is far slower)
+        else:
+            power = log_z[:, None] * (j[None, :] + 1.0)
+            # |z^(j+1)| below e^-700 counts as 0: subnormal numbers slow the sum a hundredfold
+            small = power.real < -700.0
+            power = np.exp(np.where(small, 0.0, power))
+            power[small] = 0.0
+            poly = (power * head[j]).sum(axis=1)
         length = self.wait_weight.size - self.tail_start
         if length:
             rz = self.tail_ratio * np.exp(log_z)
             first = self.wait_weight[self.tail_start] * np.exp(log_z * (self.tail_start + 1))
             poly = poly + first * -np.expm1(length * np.log(rz)) / (1.0 - rz)
+        if self.block_log_first is not None:
+            poly = poly + self._block(log_z)
         return held + poly * _holding_transform(s, self.wait_r_c, self.wait_releases,
                                                 self.wait_time, self.release_time)
+
+    def _block(self, log_z: np.ndarray) -> np.ndarray:
+        """sum_{i<L} a_0 r^i z^(J+i+1) of the caller's geometric block (``J`` explicit waits
+        before it, ``L`` its length): ``a_0 z^(J+1) (e^(L w) - 1) / (e^w - 1)``, ``w = log r +
+        log z``, written ``e^(L w) (1 - e^(-L w)) / (e^w - 1)`` where ``Re(L w) > 0`` (``r > 1``:
+        the weights grow toward B) so that nothing overflows, and ``-1 / (e^w - 1)`` for
+        ``L`` infinite (``r < 1``)."""
+        w = math.log(self.block_ratio) + log_z
+        lead = self.block_log_first + (self.wait_weight.size + 1) * log_z
+        length = self.block_length
+        if math.isinf(length):
+            return np.exp(lead) * -1.0 / np.expm1(w)
+        lw = length * w
+        grows = lw.real > 0
+        out = np.empty_like(w)
+        out[grows] = (np.exp(lead[grows] + lw[grows]) * -np.expm1(-lw[grows])
+                      / np.expm1(w[grows]))
+        out[~grows] = np.exp(lead[~grows]) * np.expm1(lw[~grows]) / np.expm1(w[~grows])
+        return out
 
     def cdf(self, t: float) -> float:
         if t <= 0:
@@ -588,14 +651,20 @@ FAST_NEGLIGIBLE = 1e-16
 
 
 def _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, processors,
-             connections) -> _Mixture:
+             connections, tail_ratio=None, tail_length=0) -> _Mixture:
     a = np.asarray(arrivals, dtype=np.float64)
     if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a) & (a >= 0)) or a.sum() <= 0:
         raise ValueError("arrivals must be a 1-d array of weights >= 0, not all 0")
-    a = a / a.sum()
-    a = np.where(a >= FAST_NEGLIGIBLE * a.max(), a, 0.0)
-    last = int(np.flatnonzero(a)[-1])
-    a = a[:last + 1] / a[:last + 1].sum()
+    block = None
+    if tail_ratio is not None and tail_length and a[-1] > 0:
+        block = _block(a, threads, tail_ratio, tail_length)
+        a, log_first, largest = block
+        a = np.where(a >= FAST_NEGLIGIBLE * largest, a, 0.0)
+    else:
+        a = a / a.sum()
+        a = np.where(a >= FAST_NEGLIGIBLE * a.max(), a, 0.0)
+        last = int(np.flatnonzero(a)[-1])
+        a = a[:last + 1] / a[:last + 1].sum()
     threads = None if threads is None else integer(threads, "threads", low=1)
     processors = integer(processors, "processors", low=1)
     connections = None if connections is None else integer(connections, "connections", low=1)
@@ -622,7 +691,96 @@ def _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, process
                                          float(wait_time), release, full),
                     wait_r_c=float(r_c[full]),
                     wait_releases=float(releases[full]), wait_time=float(wait_time),
-                    release_time=release, **_geometric_tail(wait_weight))
+                    release_time=release,
+                    **(_geometric_tail(wait_weight) if block is None else
+                       {"tail_start": wait_weight.size, "block_log_first": log_first,
+                        "block_ratio": float(tail_ratio),
+                        "block_length": float(tail_length) + 1.0}))
+
+
+def _block(a: np.ndarray, threads, ratio, length) -> tuple[np.ndarray, float, float]:
+    """The arrivals ``a`` (their last entry ``a[-1]``, at a level ``>= threads``, followed by
+    ``length`` more of ratio ``ratio``) normalized with the geometric block in logarithms:
+    ``(a[:-1] / total, log(a[-1] / total), the largest weight)``."""
+    r = real(ratio, "tail_ratio", low=0.0, low_open=True)
+    length = math.inf if length == math.inf else integer(length, "tail_length", low=0)
+    if threads is None or a.size - 1 < int(threads):
+        raise ValueError("a geometric tail (tail_ratio=) needs threads= and arrivals up to the "
+                         "level threads at least: its levels wait for a thread")
+    if math.isinf(length) and not r < 1.0:
+        raise ValueError(f"an infinite geometric tail needs tail_ratio < 1, got {r!r}")
+    log_s0, _ = _geometric_sums(math.log(r), length)  # sum_{i=0}^{length} r^i
+    log_block = math.log(a[-1]) + log_s0
+    head = float(a[:-1].sum())
+    log_total = log_block if head == 0 else float(np.logaddexp(math.log(head), log_block))
+    log_first = math.log(a[-1]) - log_total
+    top = log_first + (0.0 if r <= 1.0 else length * math.log(r))
+    out = a[:-1] * math.exp(-log_total)
+    largest = max(float(out.max()) if out.size else 0.0, math.exp(top))
+    return out, log_first, largest
+
+
+def _geometric_sums(log_r: float, n: float) -> tuple[float, float]:
+    """(log S0, S1/S0) of S0 = sum_{j=0}^{n} r^j, S1 = sum j r^j (n may be inf when r < 1);
+    the same as :func:`queuetune.sizing._geometric`."""
+    x = log_r
+    if n == 0:
+        return 0.0, 0.0
+    if math.isinf(n):
+        return -math.log(-math.expm1(x)), 1.0 / math.expm1(-x)
+    if abs(x) * (n + 1) < 1e-4:
+        return (math.log(n + 1) + x * n / 2 + x * x * n * (n + 2) / 24,
+                n / 2 + x * n * (n + 2) / 12)
+    if x > 0:
+        log_s0, mean = _geometric_sums(-x, n)
+        return n * x + log_s0, n - mean
+    log_s0 = math.log(-math.expm1((n + 1) * x)) - math.log(-math.expm1(x))
+    far = -(n + 1) * x > 700
+    return log_s0, 1.0 / math.expm1(-x) - (0.0 if far else (n + 1) / math.expm1(-(n + 1) * x))
+
+
+def _brentq(f, xa: float, xb: float, *, xtol: float, rtol: float, maxiter: int) -> float:
+    """A root of ``f`` in ``[xa, xb]`` (``f(xa)``, ``f(xb)`` of opposite signs) by Brent's
+    method: a line-by-line port of SciPy's ``brentq`` (``scipy/optimize/Zeros/brentq.c``,
+    same steps and stopping rule), so that the fast method imports no SciPy and the
+    calculator's JavaScript can follow it step by step."""
+    xpre, xcur = xa, xb
+    xblk = fblk = spre = scur = 0.0
+    fpre, fcur = f(xpre), f(xcur)
+    if fpre == 0:
+        return xpre
+    if fcur == 0:
+        return xcur
+    if (fpre < 0) == (fcur < 0):
+        raise ValueError("f(a) and f(b) must have different signs")
+    for _ in range(maxiter):
+        if fpre != 0 and fcur != 0 and (fpre < 0) != (fcur < 0):
+            xblk, fblk = xpre, fpre
+            spre = scur = xcur - xpre
+        if abs(fblk) < abs(fcur):
+            xpre, xcur, xblk = xcur, xblk, xcur
+            fpre, fcur, fblk = fcur, fblk, fcur
+        delta = (xtol + rtol * abs(xcur)) / 2
+        sbis = (xblk - xcur) / 2
+        if fcur == 0 or abs(sbis) < delta:
+            return xcur
+        if abs(spre) > delta and abs(fcur) < abs(fpre):
+            if xpre == xblk:
+                stry = -fcur * (xcur - xpre) / (fcur - fpre)
+            else:
+                dpre = (fpre - fcur) / (xpre - xcur)
+                dblk = (fblk - fcur) / (xblk - xcur)
+                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            if 2 * abs(stry) < min(abs(spre), 3 * abs(sbis) - delta):
+                spre, scur = scur, stry
+            else:
+                spre = scur = sbis
+        else:
+            spre = scur = sbis
+        xpre, fpre = xcur, fcur
+        xcur += scur if abs(scur) > delta else (delta if sbis > 0 else -delta)
+        fcur = f(xcur)
+    return xcur
 
 
 #: Consecutive ratios of waiting weights equal to this relative tolerance form a geometric tail.
@@ -659,15 +817,16 @@ def _release_shape(r_c: float, releases: float, wait_time: float, release_time: 
 
 
 def fast_cdf(t, *, arrivals, holders_throughput, threads, cpu_time, wait_time, processors,
-             connections=None) -> np.ndarray:
+             connections=None, tail_ratio=None, tail_length=0) -> np.ndarray:
     """P(R <= t) of the fast method at each ``t`` (arguments as :func:`fast_quantiles`)."""
     mix = _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, processors,
-                   connections)
+                   connections, tail_ratio, tail_length)
     return np.array([mix.cdf(float(v)) for v in np.ravel(t)]).reshape(np.shape(t))
 
 
 def fast_quantiles(*, arrivals, holders_throughput, threads, cpu_time, wait_time, processors,
-                   connections=None, probabilities=PERCENTILES) -> np.ndarray:
+                   connections=None, probabilities=PERCENTILES, tail_ratio=None,
+                   tail_length=0) -> np.ndarray:
     """Quantiles of the response time of admitted requests by the fast method.
 
     Parameters (all keyword)
@@ -691,6 +850,15 @@ def fast_quantiles(*, arrivals, holders_throughput, threads, cpu_time, wait_time
         ``C``; None: no pool.
     probabilities : sequence of float in (0, 1)
         Default (0.5, 0.95, 0.99).
+    tail_ratio, tail_length : float > 0 and int >= 0 (or math.inf), optional
+        A geometric tail past the last entry of ``arrivals``: ``a(N + i) = a(N) r^i`` for
+        ``i = 1..tail_length`` (``N = len(arrivals) - 1 >= threads``: its levels wait for a
+        thread); ``tail_length = math.inf`` needs ``r < 1``. It is normalized and summed in
+        closed form in logarithms (see ``_Mixture._block``), so ``tail_length`` may be 10^10
+        and ``r`` above 1 (the weights then grow toward the bound): the flow-equivalent
+        chain's levels past ``min(T, B)``, where its death rate is constant, as the sizing
+        gives them. Entries of ``arrivals`` below ``FAST_NEGLIGIBLE`` of the largest weight,
+        the tail's included, are dropped.
 
     Returns the quantiles (same unit as the times), as an array.
 
@@ -704,18 +872,26 @@ def fast_quantiles(*, arrivals, holders_throughput, threads, cpu_time, wait_time
     ``H_m(s) = [(1 + s r_c(m)) (1 + s s_w)]^-1 y^floor(k(m)) (1 - f + f y)``,
     ``y = 1 / (1 + s s_w / C)``, ``f = k(m) - floor(k(m))`` (``r_c``, ``k`` from
     :func:`holding_phases`; no pool: ``y`` factors 1). Each quantile is the root of
-    ``F(t) = q`` in ``(0, t_hi]``, ``t_hi`` the mean doubled until ``F(t_hi) >= q``, by
-    Brent's method to 1e-10 relative.
+    ``F(t) = q`` in ``(0, t_hi]``, ``t_hi`` the mean doubled until ``F(t_hi) >= q`` (each
+    ``F(t)`` computed once for all the probabilities), by
+    Brent's method to 1e-10 relative (``_brentq``, SciPy's ``brentq`` step by step).
     """
     q = _probabilities(probabilities)
     mix = _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, processors,
-                   connections)
-    mean = mix.mean
+                   connections, tail_ratio, tail_length)
+    cache: dict[float, float] = {}
+
+    def cdf(t: float) -> float:
+        value = cache.get(t)
+        if value is None:
+            value = cache[t] = mix.cdf(t)
+        return value
+
     out = []
     for value in q:
-        high = mean
-        while mix.cdf(high) < value:
+        high = mix.mean
+        while cdf(high) < value:
             high *= 2.0
-        out.append(brentq(lambda t, v=value: mix.cdf(t) - v, 0.0, high, rtol=1e-10,
-                          xtol=1e-300, maxiter=200))
+        out.append(_brentq(lambda t, v=value: cdf(t) - v, 0.0, high, rtol=1e-10,
+                           xtol=1e-300, maxiter=200))
     return np.array(out)
