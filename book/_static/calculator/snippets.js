@@ -176,7 +176,7 @@
     return { threads: r.threads, capacity: r.capacity, connections: r.connections,
              connections_given: r.inputs.connections !== null &&
                r.inputs.connections !== undefined,
-             max_response_time: r.inputs.max_response_time };
+             max_response_time: r.max_response_time };
   }
 
   window.QueuetuneSnippets = { KEYS: KEYS, texts: texts, fromSizing: fromSizing };
