@@ -270,7 +270,8 @@ def _advised(row: pd.Series, t: pd.Series) -> dict:
                        wait_time=float(t["s_w"]), connections=pool, **load)
     return {"processors needed": plan.processors_needed, "advised threads": plan.threads,
             "advised B": plan.capacity, "advised R (s)": plan.response_time,
-            "advised share refused": plan.refused}
+            "advised share refused": plan.refused,
+            "saturation multiple": plan.saturation_multiple}
 
 
 def _kept_up(run: pd.Series, t: pd.Series, keep_up: float) -> bool:
@@ -296,12 +297,15 @@ def advice(table: pd.DataFrame, times: pd.DataFrame, *, tolerance: float = 0.10,
            keep_up: float = KEEP_UP) -> pd.DataFrame:
     """Per load point (processors, pool and load, measured under several configurations):
     what :func:`queuetune.sizing.size` advises from the one-client ``times`` (processors
-    needed, threads T, bound B, and its predicted response time and share refused at that
-    load), and how it fared against the valid runs.
+    needed for the sizing's headroom, threads T, bound B, its predicted response time and
+    share refused at that load with the processors measured, and the saturation multiple of
+    its settings), and how it fared against the valid runs.
 
-    * ``capacity call`` - *right* when the advice expected the load to be carried (the
-      processors measured are enough, and its settings refuse under :data:`EXPECTED_REFUSED`
-      of it) and some measured configuration carried it (refused nothing and answered
+    * ``capacity call`` - *right* when the advice expected the load to be carried (its
+      settings on the processors measured refuse under :data:`EXPECTED_REFUSED` of it at the
+      peak: ``processors needed`` sizes for the headroom, 1.5 times the peak by default, and
+      does not decide whether the peak itself is carried) and some measured configuration
+      carried it (refused nothing and answered
       ``keep_up`` of the peak: the arrival rate, or K / (Z + S)), or expected it not to be and
       none did; *wrong* otherwise;
     * ``nearest measured`` - the platform-thread configuration nearest to the advice (threads,
@@ -318,8 +322,7 @@ def advice(table: pd.DataFrame, times: pd.DataFrame, *, tolerance: float = 0.10,
         if platform.empty:
             continue
         carried = any(_kept_up(run, t, keep_up) for _, run in part.iterrows())
-        expected = (rec["processors needed"] <= processors
-                    and rec["advised share refused"] < EXPECTED_REFUSED)
+        expected = bool(rec["advised share refused"] < EXPECTED_REFUSED)
         nearest = _nearest(platform, rec["advised threads"], rec["advised B"])
         rivals = part[part["error_rate"] <= nearest["error_rate"]]
         best = rivals.loc[rivals["response_time"].idxmin()]
