@@ -207,7 +207,7 @@
     svg.textContent = "";
     var W = chartWidth();
     chart.width = W;
-    var left = 64, right = 20, top = 16, mid = 200, gap = 30, bottom = 300;
+    var left = 64, right = 24, top = 16, mid = 200, gap = 30, bottom = 300;
     var open = r.inputs.arrival_rate !== null, xMax = 2.5;
     var points = CHART_MULTIPLES.map(function (m) {
       var load = open ? [m * r.inputs.arrival_rate, null]
