@@ -35,16 +35,28 @@ def test_the_example_has_several_processors_and_a_pool_that_is_its_bottleneck(ex
     inputs = practical.EXAMPLE
     assert inputs["processors"] > 1 and inputs["wait_time"] > 0
     assert example.connections is not None
-    # the pool's ceiling is the lowest, above the peak; the threads complete a little less
-    assert example.pool_limit < example.processor_limit
+    # the pool's ceiling is the lowest, above the peak; the threads complete a little less,
+    # and there are no more connections than threads
+    assert example.pool_limit < 0.9 * example.processor_limit
+    assert example.connections <= example.threads
     assert inputs["arrival_rate"] < example.thread_limit < example.pool_limit
     assert example.utilization == pytest.approx(inputs["arrival_rate"] * inputs["cpu_time"]
                                                 / inputs["processors"], rel=1e-6)
     assert example.response_time < 1.2 * (inputs["cpu_time"] + inputs["wait_time"])
-    # under overload: the bound keeps the answer near R_max and refuses the rest
+    # the sized settings carry the headroom: nothing refused at 1.5 times the peak, and the
+    # pool (not the threads) binds at the saturation multiple, above the headroom
+    assert example.headroom == 1.5 and example.saturation_resource == "pool"
+    assert example.headroom < example.saturation_multiple
+    assert example.saturation_multiple == pytest.approx(example.thread_limit
+                                                        / inputs["arrival_rate"], rel=1e-12)
+    at = {row["multiple"]: row for row in example.loads}
+    assert at[1.5]["refused"] < 1e-4
+    # under overload: the bound keeps the answer near R_max, completes what the threads can,
+    # and refuses the rest
     assert example.double["response_time"] == pytest.approx(inputs["max_response_time"],
                                                             rel=0.1)
-    assert example.double["refused"] > 0.3
+    assert example.double["throughput"] == pytest.approx(example.thread_limit, rel=0.01)
+    assert example.double["refused"] > 0.15
 
 
 def test_hikaris_default_pool_caps_the_example(example):

@@ -67,12 +67,6 @@ def test_on_a_phone_every_snippet_value_is_in_view(browser, site_url):
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(reason="drawChart (calculator.js, being rewritten by the headroom work) lays "
-                          "the chart out in a fixed 640-unit viewBox, so its 12-unit text is "
-                          "drawn at about 6.6 px on a 390-px phone: it must size its viewBox to "
-                          "the SVG's width (svg.getBoundingClientRect().width) and place its "
-                          "labels within it; then this test passes and the mark goes",
-                   strict=True)
 def test_on_a_phone_the_chart_s_text_is_11_px_or_more_and_inside_it(browser, site_url):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context, page, visit = _calculator(browser, site_url, touch=True, **PHONE)

@@ -189,11 +189,25 @@
 
   // Response time (log scale, top panel) and the share refused (bottom panel) against the
   // load as a multiple of the peak, with the ceilings of the processors, the pool and the
-  // threads as vertical lines at their multiples of the peak.
+  // threads as vertical lines at their multiples of the peak, named in a legend under the
+  // chart. The viewBox is as wide as the SVG is on the screen (one unit, one pixel), so that
+  // the 12-unit text is drawn at 12 px on a phone as on a desktop; the chart is drawn again
+  // when that width changes (a rotated phone, a resized window, the answer shown).
+  var chart = { svg: form.querySelector("[data-chart]"), result: null, width: 0 };
+  var CHART_TEXT_WIDTH = 7;  // units per character of 12-px text, a generous estimate
+
+  function chartWidth() {
+    var w = chart.svg.getBoundingClientRect().width;
+    return w > 0 ? Math.round(w) : 640;  // hidden: a desktop's width, redrawn once shown
+  }
+
   function drawChart(r) {
-    var svg = form.querySelector("[data-chart]");
+    var svg = chart.svg;
+    chart.result = r;
     svg.textContent = "";
-    var W = 640, left = 64, right = 160, top = 16, mid = 220, gap = 30, bottom = 334;
+    var W = chartWidth();
+    chart.width = W;
+    var left = 64, right = 24, top = 16, mid = 200, gap = 30, bottom = 300;
     var open = r.inputs.arrival_rate !== null, xMax = 2.5;
     var points = CHART_MULTIPLES.map(function (m) {
       var load = open ? [m * r.inputs.arrival_rate, null]
@@ -229,7 +243,9 @@
       svg.appendChild(el("text", { x: left - 6, y: sr(f) + 4, "text-anchor": "end" },
                          (100 * f).toFixed(0) + " %"));
     });
-    for (var t = 0; t <= 5; t++) {
+    // every tick on a wide chart, every other one (0, 1, 2) on a narrow one
+    var step = (W - left - right) / 5 < 36 ? 2 : 1;
+    for (var t = 0; t <= 5; t += step) {
       svg.appendChild(el("text", { x: sx(t / 2), y: bottom + 16, "text-anchor": "middle" },
                          (t / 2) + "×"));
     }
@@ -244,20 +260,22 @@
     var ceilings = [["processor", "processors", r.processor_limit / r.peak],
                     ["pool", "pool", r.pool_limit === null ? null : r.pool_limit / r.peak],
                     ["threads", "threads", r.saturation_multiple]];
-    var labelY = [];
+    // the legend: one entry per ceiling drawn, in rows as wide as the chart
+    var lx = left, ly = bottom + 60;
     ceilings.forEach(function (c) {
       if (c[2] === null || c[2] > xMax) return;
       var x = sx(c[2]);
       svg.appendChild(el("line", { x1: x, y1: top, x2: x, y2: bottom,
                                    "class": "qt-ceiling " + c[0] }));
-      var ly = top + 12;
-      labelY.forEach(function (other) { if (Math.abs(other - ly) < 14) ly = other + 14; });
-      labelY.push(ly);
-      svg.appendChild(el("line", { x1: W - right + 6, y1: ly - 4, x2: W - right + 24,
-                                   y2: ly - 4, "class": "qt-ceiling " + c[0] }));
-      svg.appendChild(el("text", { x: W - right + 28, y: ly },
-                         c[1] + " " + number(c[2], 3) + "×"));
+      var label = c[1] + " " + number(c[2], 3) + "×";
+      var width = 28 + label.length * CHART_TEXT_WIDTH;
+      if (lx > left && lx + width > W - 4) { lx = left; ly += 18; }
+      svg.appendChild(el("line", { x1: lx, y1: ly - 4, x2: lx + 22, y2: ly - 4,
+                                   "class": "qt-ceiling " + c[0] }));
+      svg.appendChild(el("text", { x: lx + 26, y: ly }, label));
+      lx += width + 12;
     });
+    svg.setAttribute("viewBox", "0 0 " + W + " " + (ly + 8));
     var response = finite.map(function (p, i) {
       return (i ? "L" : "M") + sx(p[0]).toFixed(1) + "," + sy(p[1]).toFixed(1);
     }).join(" ");
@@ -281,6 +299,12 @@
       "load as a multiple of the peak; the vertical lines are where the processors, the " +
       "pool and the threads saturate.";
   }
+
+  function redrawChart() {
+    if (chart.result !== null && chartWidth() !== chart.width) drawChart(chart.result);
+  }
+  if (window.ResizeObserver) new ResizeObserver(redrawChart).observe(chart.svg);
+  window.addEventListener("resize", redrawChart);
 
   // ------------------------------------------------------------------------- the snippets
   // The text comes from snippets.js, the twin of src/queuetune/snippets.py.

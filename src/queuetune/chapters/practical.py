@@ -84,10 +84,13 @@ def ceilings(cpu_time: float, wait_time: float, think_time: float, *, threads: i
                     bottleneck=bottleneck, limit=limit, knee_clients=(z + s) * limit)
 
 
-#: The chapter's worked example: a service on 4 processors, each request 10 ms of processor
+#: The chapter's worked example: a service on 5 processors, each request 10 ms of processor
 #: time and then 200 ms waiting for its database, 250 requests per second at the peak, and an
-#: answer slower than 1 s worth less than an error page.
-EXAMPLE = {"processors": 4, "cpu_time": 0.010, "wait_time": 0.200, "arrival_rate": 250.0,
+#: answer slower than 1 s worth less than an error page. Five processors (500 requests/s) keep
+#: the processors above the pool the sizing chooses for 1.5 times the peak (80 connections,
+#: 400 requests/s): the pool is the bottleneck, as the chapter says; on 4 the two ceilings
+#: would tie.
+EXAMPLE = {"processors": 5, "cpu_time": 0.010, "wait_time": 0.200, "arrival_rate": 250.0,
            "max_response_time": 1.0}
 #: HikariCP's default ``maximumPoolSize``.
 HIKARI_DEFAULT_POOL = 10

@@ -19,7 +19,7 @@ def _table(rows: list[dict]) -> pd.DataFrame:
     """Runs measured exactly as the model says, with the columns the chapter reads."""
     base = {"processors": 1, "executor": "platform", "threads": 10, "queue": 1000, "pool": 0,
             "clients": 0, "arrival_rate": 0.0, "think_s": 0.5, "valid": True,
-            "answered": 100, "invalid_reason": "", "regime": "at the knee"}
+            "answered": 100, "invalid_reason": "", "regime": "at the knee", "steady": True}
     table = pd.DataFrame([{**base, **r} for r in rows])
     table["run"] = np.arange(1, len(table) + 1)
     model = chapter.model_values(table, TIMES)
@@ -97,7 +97,16 @@ def test_the_advice_is_the_sizing_s_and_is_judged_on_the_measured_runs():
     advised = chapter.advice(table, TIMES).iloc[0]
     assert advised["advised threads"] == plan.threads
     assert advised["advised B"] == plan.capacity
-    assert advised["processors needed"] == plan.processors_needed == 1
+    # the sizing asks for a second processor to carry 1.5 times the peak (Erlang C at
+    # 0.9 erlangs), yet expects the one measured to carry the peak itself: the capacity
+    # call is judged at the peak, not at the headroom
+    assert advised["processors needed"] == plan.processors_needed == 2
+    assert plan.headroom == 1.5 and plan.refused < chapter.EXPECTED_REFUSED
+    assert advised["expected to carry it"] and advised["a configuration carried it"]
+    assert advised["promise judged"]
+    assert not chapter.advice(table.assign(steady=False), TIMES)["promise judged"].iloc[0]
+    assert advised["saturation multiple"] == pytest.approx(plan.saturation_multiple,
+                                                           rel=1e-12)
     nearest = min((1, 3, 10, 40), key=lambda t: (abs(t - plan.threads), t))
     assert advised["nearest measured"] == f"T = {nearest}"
     assert advised["best measured"] != "T = 1"  # 1 / S = 20/s cannot carry 60/s
@@ -108,6 +117,14 @@ def test_the_advice_is_the_sizing_s_and_is_judged_on_the_measured_runs():
     # a server that refused at every thread count: it did not carry the load after all
     refusing = table.assign(error_rate=0.2)
     assert chapter.advice(refusing, TIMES)["capacity call"].iloc[0] == "wrong"
+    # past the threads' ceiling a closed loop refuses nothing (B >= K) but answers well under
+    # its peak K / (Z + S): the advice does not expect it carried, and none carried it
+    crowd = _table([{"clients": 80, "think_s": 0.1, "threads": t} for t in (1, 3, 10, 40)])
+    crowd["error_rate"] = crowd["error_rate"].round(6)
+    over = chapter.advice(crowd, TIMES).iloc[0]
+    assert over["advised share refused"] == 0 and over["advised share of the peak answered"] < 0.95
+    assert not over["expected to carry it"] and over["capacity call"] == "right"
+    assert not over["promise judged"]
 
 
 def test_labels_name_only_the_factors_a_data_set_varies():

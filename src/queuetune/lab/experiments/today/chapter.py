@@ -270,7 +270,9 @@ def _advised(row: pd.Series, t: pd.Series) -> dict:
                        wait_time=float(t["s_w"]), connections=pool, **load)
     return {"processors needed": plan.processors_needed, "advised threads": plan.threads,
             "advised B": plan.capacity, "advised R (s)": plan.response_time,
-            "advised share refused": plan.refused}
+            "advised share refused": plan.refused,
+            "advised share of the peak answered": plan.throughput / plan.peak,
+            "saturation multiple": plan.saturation_multiple}
 
 
 def _kept_up(run: pd.Series, t: pd.Series, keep_up: float) -> bool:
@@ -296,18 +298,25 @@ def advice(table: pd.DataFrame, times: pd.DataFrame, *, tolerance: float = 0.10,
            keep_up: float = KEEP_UP) -> pd.DataFrame:
     """Per load point (processors, pool and load, measured under several configurations):
     what :func:`queuetune.sizing.size` advises from the one-client ``times`` (processors
-    needed, threads T, bound B, and its predicted response time and share refused at that
-    load), and how it fared against the valid runs.
+    needed for the sizing's headroom, threads T, bound B, its predicted response time and
+    share refused at that load with the processors measured, and the saturation multiple of
+    its settings), and how it fared against the valid runs.
 
-    * ``capacity call`` - *right* when the advice expected the load to be carried (the
-      processors measured are enough, and its settings refuse under :data:`EXPECTED_REFUSED`
-      of it) and some measured configuration carried it (refused nothing and answered
+    * ``capacity call`` - *right* when the advice expected the load to be carried (its
+      settings on the processors measured refuse under :data:`EXPECTED_REFUSED` of it at the
+      peak and answer ``keep_up`` of the peak, the same test as the measured runs'; the
+      ``processors needed`` are sized for the headroom, 1.5 times the peak by default, and do
+      not decide whether the peak itself is carried) and some measured configuration
+      carried it (refused nothing and answered
       ``keep_up`` of the peak: the arrival rate, or K / (Z + S)), or expected it not to be and
       none did; *wrong* otherwise;
     * ``nearest measured`` - the platform-thread configuration nearest to the advice (threads,
       then B), with its response time and share refused; ``best measured`` - the shortest
       response time among the configurations that refused no more than it;
-    * ``threads held`` - the nearest configuration answered within ``tolerance`` of the best.
+    * ``threads held`` - the nearest configuration answered within ``tolerance`` of the best;
+    * ``promise judged`` - the advised response time is a promise worth checking against the
+      nearest configuration's: the advice expected to carry the load, and that configuration's
+      run was steady (``steady``, :func:`measured`) and refused nothing.
     """
     x = load_column(table)
     rows = []
@@ -318,8 +327,8 @@ def advice(table: pd.DataFrame, times: pd.DataFrame, *, tolerance: float = 0.10,
         if platform.empty:
             continue
         carried = any(_kept_up(run, t, keep_up) for _, run in part.iterrows())
-        expected = (rec["processors needed"] <= processors
-                    and rec["advised share refused"] < EXPECTED_REFUSED)
+        expected = bool(rec["advised share refused"] < EXPECTED_REFUSED
+                        and rec["advised share of the peak answered"] >= keep_up)
         nearest = _nearest(platform, rec["advised threads"], rec["advised B"])
         rivals = part[part["error_rate"] <= nearest["error_rate"]]
         best = rivals.loc[rivals["response_time"].idxmin()]
@@ -331,7 +340,9 @@ def advice(table: pd.DataFrame, times: pd.DataFrame, *, tolerance: float = 0.10,
             "its R (s)": nearest["response_time"], "its share refused": nearest["error_rate"],
             "best measured": best["configuration"], "best R (s)": best["response_time"],
             "threads held": bool(nearest["response_time"]
-                                 <= (1 + tolerance) * best["response_time"])})
+                                 <= (1 + tolerance) * best["response_time"]),
+            "promise judged": bool(expected and nearest["steady"]
+                                   and nearest["error_rate"] == 0)})
     return pd.DataFrame(rows)
 
 
@@ -399,7 +410,8 @@ def advice_shown(frame: pd.DataFrame) -> pd.DataFrame:
         "advised B": frame["advised B"], "advised R (s)": frame["advised R (s)"].round(3),
         "capacity call": frame["capacity call"], "nearest measured": frame["nearest measured"],
         "its R (s)": frame["its R (s)"].round(3), "best measured": frame["best measured"],
-        "best R (s)": frame["best R (s)"].round(3), "threads held": frame["threads held"]})
+        "best R (s)": frame["best R (s)"].round(3), "threads held": frame["threads held"],
+        "promise judged": frame["promise judged"]})
 
 
 def model_chart(table: pd.DataFrame, models: dict[str, pd.DataFrame], *, title: str,
