@@ -22,7 +22,12 @@ there: ``db_contention``), then an off-database wait ``s_w`` still holding the c
    PostgreSQL's ``superuser_reserved_connections``: ordinary roles are refused above
    ``M - r``); per instance ``C_lim = floor((M - r)/N)``. A pool is never recommended above
    it (``C_lim < 1`` is refused: too many instances for the limit).
-4. **The database's knee**: pools ``C = 1..min(C_1, C_lim)`` (a geometric grid of at most
+4. **The database's knee**. Where the database cannot queue (no contention, and ``p_db``
+   at least the ``N min(C_1, T_1)`` connections: it is then a pure delay) the fleet is ``N``
+   independent copies of one instance at ``lambda/N`` (random routing splits a Poisson
+   stream into Poisson streams; closed clients, ``ceil(K/N)`` each, approximately), which
+   step 2 sized: its settings are kept, the pool cut to
+   ``C_lim`` if need be. Otherwise pools ``C = 1..min(C_1, C_lim)`` (a geometric grid of at most
    :data:`POOL_GRID` values above that many) are solved at the peak (response time) and under
    overload (the fleet's ceiling, as in step 5). A pool must let the fleet carry the headroom,
    ``h`` times the peak, or, where the database (or the limit) cannot, at least ``busy_share``
@@ -32,7 +37,8 @@ there: ``db_contention``), then an off-database wait ``s_w`` still holding the c
    peak is within ``tolerance S`` (``S = s_c + s_db + s_w``) of the best. With contention
    (``sigma > 0``) the database's throughput falls past its knee and the pool chosen is the
    one with the best response time at the peak.
-5. **Threads and bound**: ``T = max(T_1, C)``; the fleet's ceiling ``X_max`` is its
+5. **Threads and bound** (with the pool of step 4 when the database queues or the pool was
+   cut; else ``T_1`` and ``B_1``): ``T = max(T_1, C)``; the fleet's ceiling ``X_max`` is its
    throughput under a load ten times any ceiling (open arrivals, admission bound ``B_1``), and
    ``B = max(T, ceil(R_max X_max / N))`` (Little's law, as :func:`queuetune.sizing.size`).
 6. **The limiting resource** at that ceiling: ``"instance processors"`` or ``"database
@@ -41,17 +47,18 @@ there: ``db_contention``), then an off-database wait ``s_w`` still holding the c
    step 3), else ``"threads"``.
 
 The answer's ``pools`` table solves the fleet at the peak for pools below and above the
-choice (up to the larger of ``C_1`` and ``C_lim``; rows above ``C_lim`` are marked
-``within_limit`` False): its ``connection_wait`` (waiting for a connection, in the pool) and
-``database_time`` (time in the database phase, ``s_db`` plus its queueing) show where the
-waiting goes as the pool grows.
+choice (``C``, ``C_1``, ``C_lim`` and the powers of two from ``C/8`` to twice the largest of
+them; rows above ``C_lim`` are marked ``within_limit`` False, their threads raised to the
+pool; ``ceiling`` is the fleet's throughput under overload with that pool): its
+``connection_wait`` (waiting for a connection, in the pool) and ``database_time`` (time in
+the database phase, ``s_db`` plus its queueing) show where the waiting goes as the pool
+grows.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -145,8 +152,8 @@ def size_fleet(*, processors: int, cpu_time: float, wait_time: float, db_time: f
     s_db = real(db_time, "db_time", low=1e-6, high=1e3, unit="s")
     p_db = None if db_processors is None else integer(db_processors, "db_processors", low=1,
                                                       high=4096)
-    M = integer(db_max_connections, "db_max_connections", low=1, high=10**5)
-    r = integer(db_reserved_connections, "db_reserved_connections", low=0, high=M - 1)
+    r = integer(db_reserved_connections, "db_reserved_connections", low=0, high=10**5 - 1)
+    M = integer(db_max_connections, "db_max_connections", low=r + 1, high=10**5)
     sigma = real(db_contention, "db_contention", low=0.0, high=10.0)
     h = real(headroom, "headroom", low=LIMITS["headroom"][0], high=LIMITS["headroom"][1])
     share = real(busy_share, "busy_share", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -186,11 +193,18 @@ def size_fleet(*, processors: int, cpu_time: float, wait_time: float, db_time: f
     C_1, T_1, B_1 = one.connections, one.threads, one.capacity
     model = _Model(p=p, s_c=s_c, s_w=s_w, s_db=s_db, p_db=p_db, sigma=sigma, N=N, rate=rate,
                    K=K, Z=Z)
-    C = _choose_pool(model, min(C_1, C_lim), T_1, B_1, sigma > 0, tol * S, h * peak, share)
+    queues = sigma > 0 or (p_db is not None and p_db < N * min(C_1, T_1))
+    if queues:
+        C = _choose_pool(model, min(C_1, C_lim), T_1, B_1, sigma > 0, tol * S, h * peak,
+                         share)
+    else:
+        C = min(C_1, C_lim)
     T = max(T_1, C)
     ceiling, busy = model.ceiling(C, T, max(B_1, T))
-    R_max = one.max_response_time
-    B = max(T, math.ceil(R_max * ceiling / N - 1e-9))
+    if queues or C < C_1:
+        B = max(T, math.ceil(one.max_response_time * ceiling / N - 1e-9))
+    else:
+        B = B_1
     at_peak = model.row(C, T, B)
     resource = _limiting(busy, share, cut=C_1 > C_lim and C == C_lim)
     pools = [model.row(c, max(T, c), max(B, c), limit=C_lim)
@@ -268,6 +282,7 @@ class _Model:
                "refused": float(f.error_rate)}
         if limit is not None:
             row["within_limit"] = C <= limit
+            row["ceiling"] = self.ceiling(C, T, B)[0]
         return row
 
     def ceiling(self, C: int, T: int, B: int) -> tuple[float, dict]:
