@@ -107,7 +107,8 @@ def _fleet_options(size: argparse.ArgumentParser) -> None:
 
 
 def _is_fleet(args: argparse.Namespace) -> bool:
-    return any(getattr(args, name) is not None for name in _FLEET)
+    return any(getattr(args, option[2:].replace("-", "_")) is not None
+               for option in _FLEET.values())
 
 
 def fleet_command(args: argparse.Namespace):
