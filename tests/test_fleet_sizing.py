@@ -105,3 +105,14 @@ def test_bad_input_names_the_parameter(kwargs, message):
                 arrival_rate=300, instances=3)
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         size_fleet(**{**args, **kwargs})
+
+
+def test_with_contention_a_pool_below_the_single_server_one_is_faster():
+    r = size_fleet(processors=8, cpu_time=0.005, wait_time=0.005, db_time=0.01,
+                   db_processors=1, arrival_rate=85, instances=2, db_contention=0.02,
+                   read_timeout=2)
+    rows = {row["connections"]: row for row in r.pools}
+    single = r.single_server["connections"]
+    assert r.connections < single
+    assert r.response_time < rows[single]["response_time"]
+    assert r.response_time < rows[1]["response_time"]
