@@ -26,17 +26,19 @@ there: ``db_contention``), then an off-database wait ``s_w`` still holding the c
    at least the ``N min(C_1, T_1)`` connections: it is then a pure delay) the fleet is ``N``
    independent copies of one instance at ``lambda/N`` (random routing splits a Poisson
    stream into Poisson streams; closed clients, ``ceil(K/N)`` each, approximately), which
-   step 2 sized: its settings are kept, the pool cut to
-   ``C_lim`` if need be. Otherwise pools ``C = 1..min(C_1, C_lim)`` (a geometric grid of at most
-   :data:`POOL_GRID` values above that many) are solved at the peak (response time) and under
+   step 2 sized: its settings are kept, the pool cut to ``C_lim`` if need be. Otherwise
+   pools ``C = 1..min(C_1, C_lim)`` are solved at the peak (response time) and under
    overload (the fleet's ceiling, as in step 5). A pool must let the fleet carry the headroom,
    ``h`` times the peak, or, where the database (or the limit) cannot, at least ``busy_share``
    of the best ceiling of these pools. Without contention a larger pool never makes the mean
-   response time worse, but past the database's knee it only moves the waiting from the pool
-   into the database: the pool chosen is the smallest of those whose response time at the
-   peak is within ``tolerance S`` (``S = s_c + s_db + s_w``) of the best. With contention
-   (``sigma > 0``) the database's throughput falls past its knee and the pool chosen is the
-   one with the best response time at the peak.
+   response time worse, nor the ceiling lower, but past the database's knee it only moves the
+   waiting from the pool into the database: the pool chosen is the smallest whose response
+   time at the peak is within ``tolerance S`` (``S = s_c + s_db + s_w``) of that of
+   ``min(C_1, C_lim)``, found by bisection (both criteria are monotone in the pool). With
+   contention (``sigma > 0``) the database's throughput falls past its knee and the pool
+   chosen is the one with the best response time at the peak: the best of a geometric grid of
+   :data:`POOL_GRID` pools, refined by a ternary search between its neighbours (the response
+   time taken as unimodal in the pool).
 5. **Threads and bound** (with the pool of step 4 when the database queues or the pool was
    cut; else ``T_1`` and ``B_1``): ``T = max(T_1, C)``; the fleet's ceiling ``X_max`` is its
    throughput under a load ten times any ceiling (open arrivals, admission bound ``B_1``), and
@@ -57,6 +59,7 @@ grows.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass, field
 
@@ -73,8 +76,8 @@ __all__ = ["size_fleet", "FleetSizing", "DB_MAX_CONNECTIONS", "DB_RESERVED_CONNE
 DB_MAX_CONNECTIONS = 100
 #: PostgreSQL's default ``superuser_reserved_connections``: slots ordinary roles cannot take.
 DB_RESERVED_CONNECTIONS = 3
-#: Most pools solved when choosing one (a geometric grid above this many).
-POOL_GRID = 40
+#: Pools of the geometric grid searched with contention.
+POOL_GRID = 16
 #: The names of the limiting resource.
 RESOURCES = ("instance processors", "threads", "pools", "database processors",
              "connection limit")
@@ -303,18 +306,37 @@ class _Model:
 def _choose_pool(model: _Model, top: int, T: int, B: int, contention: bool,
                  slack: float, carry: float, share: float) -> int:
     """Step 4 of the module, among the pools 1..top."""
-    if top <= POOL_GRID:
-        pools = [int(c) for c in np.arange(1, top + 1)]
-    else:
-        pools = [int(c) for c in np.unique(np.round(np.geomspace(1, top, POOL_GRID)))]
-    times = np.array([model.row(c, max(T, c), max(B, c))["response_time"] for c in pools])
-    times = np.where(np.isfinite(times), times, np.inf)
-    ceilings = np.array([model.ceiling(c, max(T, c), max(B, c))[0] for c in pools])
-    enough = ceilings >= min(carry, share * ceilings.max()) * (1 - 1e-9)
-    if contention:
-        return pools[int(np.argmin(np.where(enough, times, np.inf)))]
-    best = np.min(np.where(enough, times, np.inf))
-    return pools[int(np.flatnonzero(enough & (times <= best + slack))[0])]
+    @functools.cache
+    def time_and_ceiling(c: int) -> tuple[float, float]:
+        R = model.row(c, max(T, c), max(B, c))["response_time"]
+        return (R if math.isfinite(R) else math.inf), model.ceiling(c, max(T, c), max(B, c))[0]
+
+    if not contention:  # both monotone in the pool: the smallest good one by bisection
+        best, most = time_and_ceiling(top)
+        need = min(carry, share * most) * (1 - 1e-9)
+
+        def good(c: int) -> bool:
+            R, X = time_and_ceiling(c)
+            return X >= need and R <= best + slack
+
+        lo, hi = 1, top  # good(hi)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if good(mid) else (mid + 1, hi)
+        return hi
+    pools = sorted({int(c) for c in np.round(np.geomspace(1, top, min(top, POOL_GRID)))})
+    values = [time_and_ceiling(c) for c in pools]
+    need = min(carry, share * max(X for _, X in values)) * (1 - 1e-9)
+    times = [R if X >= need else math.inf for R, X in values]
+    i = int(np.argmin(times))
+    lo, hi = pools[max(i - 1, 0)], pools[min(i + 1, len(pools) - 1)]
+    while hi - lo > 2:  # the best response time between the grid's neighbours (unimodal)
+        a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
+        ra = time_and_ceiling(a)[0] if time_and_ceiling(a)[1] >= need else math.inf
+        rb = time_and_ceiling(b)[0] if time_and_ceiling(b)[1] >= need else math.inf
+        lo, hi = (lo, b) if ra <= rb else (a, hi)
+    near = [c for c in range(lo, hi + 1) if time_and_ceiling(c)[1] >= need] or [pools[i]]
+    return min(near + [pools[i]], key=lambda c: (time_and_ceiling(c)[0], c))
 
 
 def _limiting(busy: dict, share: float, cut: bool) -> str:
