@@ -116,3 +116,14 @@ def test_with_contention_a_pool_below_the_single_server_one_is_faster():
     assert r.connections < single
     assert r.response_time < rows[single]["response_time"]
     assert r.response_time < rows[1]["response_time"]
+
+
+def test_a_fleet_that_cannot_carry_the_peak_says_so():
+    r = size_fleet(processors=8, cpu_time=0.04, wait_time=0.19, db_time=0.01,
+                   db_processors=16, arrival_rate=1280, instances=64)
+    assert r.connections == 1 and r.total_connections == 64
+    assert r.limiting_resource == "connection limit"
+    assert any(w.startswith("the fleet cannot carry the peak") for w in r.warnings)
+    ok = size_fleet(processors=8, cpu_time=0.04, wait_time=0.19, db_time=0.01,
+                    db_processors=4, arrival_rate=300, instances=3)
+    assert not any(w.startswith("the fleet cannot carry the peak") for w in ok.warnings)

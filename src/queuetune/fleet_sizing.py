@@ -221,6 +221,10 @@ def size_fleet(*, processors: int, cpu_time: float, wait_time: float, db_time: f
     if one.processors_needed > p:
         warnings.append(f"each instance needs {one.processors_needed} processors for "
                         f"{h:g}× its share of the peak, more than its {p}: add instances")
+    if at_peak["refused"] > 1e-3 or ceiling < peak:
+        warnings.append(
+            f"the fleet cannot carry the peak: it refuses {at_peak['refused']:.1%} of it and "
+            f"completes at most {ceiling:.4g} requests/s ({resource} limit it)")
     return FleetSizing(
         inputs=inputs, headroom=h, instances=N, connections=C, total_connections=N * C,
         connection_limit=limit, threads=T, capacity=B, peak=peak,
