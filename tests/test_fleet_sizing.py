@@ -127,3 +127,5 @@ def test_a_fleet_that_cannot_carry_the_peak_says_so():
     ok = size_fleet(processors=8, cpu_time=0.04, wait_time=0.19, db_time=0.01,
                     db_processors=4, arrival_rate=300, instances=3)
     assert not any(w.startswith("the fleet cannot carry the peak") for w in ok.warnings)
+    assert ("the fleet saturates at 1.27× the peak, short of the headroom of 1.5×: the "
+            "database processors limit it") in ok.warnings

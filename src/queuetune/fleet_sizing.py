@@ -221,6 +221,10 @@ def size_fleet(*, processors: int, cpu_time: float, wait_time: float, db_time: f
     if one.processors_needed > p:
         warnings.append(f"each instance needs {one.processors_needed} processors for "
                         f"{h:g}× its share of the peak, more than its {p}: add instances")
+    if peak <= ceiling < h * peak * (1 - 1e-9):
+        warnings.append(
+            f"the fleet saturates at {ceiling / peak:.3g}× the peak, short of the headroom of "
+            f"{h:g}×: the {resource} limit it")
     if at_peak["refused"] > 1e-3 or ceiling < peak:
         warnings.append(
             f"the fleet cannot carry the peak: it refuses {at_peak['refused']:.1%} of it and "
