@@ -35,7 +35,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the analytic models
     ("models", ("models",)),
     # generic methods on the models: fitting, simulation, charts, sizing, the what-if grids
-    ("methods", ("fit", "simulation", "charts", "sizing", "snippets", "explorer")),
+    ("methods", ("fit", "simulation", "charts", "sizing", "fleet_sizing", "snippets",
+                 "explorer")),
     # helpers of the chapters that are not about one document (text, rich output, ...)
     ("chapters", ("chapters",)),
     # one home per source document, and the lab (the experiment re-run on a real Tomcat)

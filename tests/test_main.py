@@ -150,3 +150,52 @@ def test_the_command_imports_no_chart_library():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True)
     assert done.stdout.splitlines()[-1] == "", done.stdout
+
+
+# --------------------------------------------------------------------------- a fleet (issue 30)
+FLEET = ["--processors", "8", "--cpu-ms", "40", "--wait-ms", "190", "--rate", "300",
+         "--instances", "3", "--db-processors", "4", "--db-ms", "10"]
+
+
+def test_a_database_option_sizes_the_fleet_and_json_holds_it(capsys):
+    from queuetune.fleet_sizing import size_fleet
+
+    out = run_json(capsys, FLEET)
+    want = size_fleet(processors=8, cpu_time=0.04, wait_time=0.19, db_time=0.01,
+                      db_processors=4, arrival_rate=300.0, instances=3)
+    for key in ("instances", "connections", "total_connections", "database_utilization",
+                "limiting_resource", "pools", "threads", "capacity", "response_time"):
+        assert out[key] == getattr(want, key), key
+    assert out["total_connections"] <= 97 and out["inputs"]["db_max_connections"] == 100
+    assert {"connections", "response_time", "throughput", "database_utilization",
+            "connection_wait", "database_time", "within_limit"} <= set(out["pools"][0])
+
+
+def test_the_fleet_text_answer_names_pool_total_and_limit(capsys):
+    assert main(["size", *FLEET, "--db-max-connections", "40"]) == 0
+    text = capsys.readouterr().out
+    assert "connection pool per instance: 12 (36 in total, of the 37 the database allows)" \
+        in text
+    assert "(connection limit)" in text and "over the limit" in text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--db-max-connections", "2"], "--db-max-connections must be an integer in [4, 100000]"),
+    (["--db-contention", "-1"], "--db-contention must be a number in [0, 10]"),
+    (["--db-processors", "0"], "--db-processors must be an integer in [1, 4096]"),
+    (["--instances", "5000"], "--instances must be an integer in [1, 4096]"),
+    (["--db-ms", "0"], "--db-ms must be a number in [0.001, 1e+06] ms"),
+    (["--threads", "10"], "--threads is not taken with a fleet"),
+])
+def test_bad_fleet_input_exits_2_naming_the_option(capsys, args, message):
+    with pytest.raises(SystemExit) as stop:
+        main(["size", *FLEET, *args])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_fleet_option_without_db_ms_is_refused(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["size", *ENGINEER, "--instances", "3"])
+    assert stop.value.code == 2
+    assert "--db-ms must be given with --instances" in capsys.readouterr().err

@@ -73,7 +73,102 @@ def _parser() -> argparse.ArgumentParser:
                            "place of the queueing criterion (a request waits for a processor "
                            "a tenth of its processor time at the headroom)")
     size.add_argument("--json", action="store_true", help="print the answer as JSON")
+    _fleet_options(size)
     return parser
+
+
+# --------------------------------------------------------------------------- a fleet (issue 30)
+#: Options that make ``size`` size a fleet against a database (queuetune.fleet_sizing).
+_FLEET = {"instances": "--instances", "db_processors": "--db-processors",
+          "db_time": "--db-ms", "db_max_connections": "--db-max-connections",
+          "db_contention": "--db-contention"}
+
+
+_OPTION.update(_FLEET)  # the fleet sizing's messages name its inputs as options too
+
+
+def _fleet_options(size: argparse.ArgumentParser) -> None:
+    group = size.add_argument_group(
+        "a fleet sharing a database (any of these sizes the fleet: "
+        "queuetune.fleet_sizing.size_fleet; --wait-ms is then the wait off the database)")
+    group.add_argument("--instances", type=float,
+                       help="instances behind the balancer, 1 to 4096 (default: found from "
+                            "--processors per instance)")
+    group.add_argument("--db-processors", type=float,
+                       help="the database's processors, 1 to 4096 (default: no limit)")
+    group.add_argument("--db-ms", type=float,
+                       help="database processor time per request, ms (0.001 to 1e6)")
+    group.add_argument("--db-max-connections", type=float,
+                       help="the database's max_connections, 1 to 100000 (default 100, "
+                            "PostgreSQL's; 3 are kept for superusers)")
+    group.add_argument("--db-contention", type=float,
+                       help="the database's contention coefficient sigma, 0 to 10 "
+                            "(default 0)")
+
+
+def _is_fleet(args: argparse.Namespace) -> bool:
+    return any(getattr(args, option[2:].replace("-", "_")) is not None
+               for option in _FLEET.values())
+
+
+def fleet_command(args: argparse.Namespace):
+    """The fleet sizing that the ``size`` command's options ask for."""
+    from .fleet_sizing import DB_MAX_CONNECTIONS, size_fleet
+
+    if args.rate is not None and (args.clients is not None or args.think_s is not None):
+        raise ValueError("give either --rate or --clients with --think-s, not both")
+    if args.db_ms is None:
+        raise ValueError("--db-ms must be given with --instances, --db-processors, "
+                         "--db-max-connections or --db-contention")
+    for name in ("connections", "threads", "capacity", "p99_ms", "target_utilization"):
+        if getattr(args, name) is not None:
+            option = "--" + name.replace("_", "-")
+            raise ValueError(f"{option} is not taken with a fleet: the fleet sizing sizes "
+                             "the pool, threads and bound itself")
+    return size_fleet(
+        processors=_count(args.processors),
+        cpu_time=_ms(args.cpu_ms, "--cpu-ms", "cpu_time"),
+        wait_time=_ms(args.wait_ms, "--wait-ms", "wait_time", zero=True),
+        db_time=_ms(args.db_ms, "--db-ms", "cpu_time"),
+        db_processors=_count(args.db_processors), arrival_rate=args.rate,
+        clients=_count(args.clients), think_time=args.think_s,
+        instances=_count(args.instances),
+        db_max_connections=(DB_MAX_CONNECTIONS if args.db_max_connections is None
+                            else _count(args.db_max_connections)),
+        db_contention=0.0 if args.db_contention is None else args.db_contention,
+        headroom=args.headroom,
+        max_response_time=_ms(args.max_response_ms, "--max-response-ms", "max_response_time"),
+        read_timeout=args.read_timeout_s)
+
+
+def _fleet_text(result) -> str:
+    lines = [
+        f"sized to carry {result.headroom:g}× the peak ({result.peak:.4g} requests/s) on "
+        f"{result.instances} instance{'s' if result.instances > 1 else ''}:",
+        f"connection pool per instance: {result.connections} "
+        f"({result.total_connections} in total, of the {result.connection_limit} the "
+        "database allows)",
+        f"threads (maxThreads): {result.threads}",
+        f"admitted requests B: {result.capacity}",
+        f"at the peak: {_time(result.response_time)} mean, database "
+        f"{result.database_utilization:.1%} busy, processors {result.utilization:.1%} busy",
+        f"saturates at {result.saturation_multiple:.3g}× the peak "
+        f"({result.limiting_resource})",
+        f"one instance sized alone: pool {result.single_server['connections']} "
+        f"({result.single_server['total_connections']} in total)",
+        "",
+        "pool per instance at the peak:",
+        f"  {'pool':>6}  {'total':>6}  {'mean':>10}  {'in pool':>10}  {'in database':>11}  "
+        f"{'database busy':>13}  {'refused':>8}",
+    ]
+    for row in result.pools:
+        mark = "" if row["within_limit"] else "  over the limit"
+        lines.append(f"  {row['connections']:>6}  {row['total_connections']:>6}  "
+                     f"{_time(row['response_time']):>10}  {_time(row['connection_wait']):>10}  "
+                     f"{_time(row['database_time']):>11}  "
+                     f"{row['database_utilization']:>13.1%}  {row['refused']:>8.2%}{mark}")
+    lines += [f"warning: {w}" for w in result.warnings]
+    return "\n".join(lines)
 
 
 def _count(value: float | None) -> int | float | None:
@@ -213,13 +308,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        result = size_command(args)
+        fleet = _is_fleet(args)
+        result = fleet_command(args) if fleet else size_command(args)
     except ValueError as exc:
         parser.exit(2, f"{parser.prog} size: error: {_as_options(str(exc))}\n")
     if args.json:
         print(json.dumps(_finite(result.as_dict()), indent=2, allow_nan=False))
     else:
-        print(_text(result))
+        print(_fleet_text(result) if fleet else _text(result))
     return 0
 
 
