@@ -283,7 +283,13 @@ def fleet(
         method=method,
         levels=np.concatenate(levels),
         level_offsets=offsets,
+        quantile_function=_no_quantiles,
     )
+
+
+def _no_quantiles(probability: Any) -> np.ndarray:
+    raise NotImplementedError("response-time percentiles are not computed for a fleet or a "
+                              "database (instances > 1 or db_time > 0)")
 
 
 _KEYS = ("throughput", "response_time", "utilization", "mean_in_system", "p0", "error_rate",
