@@ -27,7 +27,8 @@ def test_database_bound_needs_about_twice_its_processors(curves):
 
 
 def test_contention_makes_a_large_pool_collapse(curves):
-    # the database's rate with D in it falls below the load past D = 1 + (p_db/(lambda s_db) - 1)/sigma
+    # the database completes less than the load with D in it past
+    # D = 1 + (p_db/(lambda s_db) - 1)/sigma
     load, p_db = ps.SETTING["arrival_rate"], ps.SETTING["db_processors"]
     cliff = 1 + (p_db / (load * ps.DATABASE_BOUND["db_time"]) - 1) / ps.CONTENTION
     curve = curves[("database-bound", ps.CONTENTION)]

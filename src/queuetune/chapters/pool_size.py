@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import thread_pool
 from .._validation import integer, real
+from ..models.thread_pool_server import thread_pool
 
 __all__ = ["DATABASE_BOUND", "LATENCY_BOUND", "SETTING", "CONTENTION", "pool_curves",
            "best_pool", "optimum_against_wait"]
