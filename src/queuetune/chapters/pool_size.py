@@ -51,6 +51,10 @@ SETTING: Mapping[str, Any] = {
 #: The database's contention coefficient sigma of the section's contended curves (at 4
 #: requests in the database each is 6 % slower than alone).
 CONTENTION = 0.02
+#: A pool is good enough within this share of the best response time (:func:`best_pool`).
+TOLERANCE = 0.05
+#: The chapter draws a response time only where the fleet refuses less than this share.
+CARRIED_REFUSED = 0.01
 
 #: A request that holds its connection mostly while the database works.
 DATABASE_BOUND: Mapping[str, Any] = {"name": "database-bound", "db_time": 0.010,
@@ -105,7 +109,7 @@ def pool_curves(workload: Mapping[str, Any], pools: Sequence[int], *, contention
     })
 
 
-def best_pool(curve: pd.DataFrame, *, tolerance: float = 0.05) -> dict[str, Any]:
+def best_pool(curve: pd.DataFrame, *, tolerance: float = TOLERANCE) -> dict[str, Any]:
     """Where a curve of :func:`pool_curves` is best.
 
     ``best``: the row of least response time (the first of equal ones); ``enough``: the
@@ -133,7 +137,7 @@ def best_pool(curve: pd.DataFrame, *, tolerance: float = 0.05) -> dict[str, Any]
 
 def optimum_against_wait(waits: Sequence[float], pools: Sequence[int], *, db_time: float,
                          contention: float, setting: Mapping[str, Any] | None = None,
-                         tolerance: float = 0.05) -> pd.DataFrame:
+                         tolerance: float = TOLERANCE) -> pd.DataFrame:
     """For each off-database wait of ``waits`` (s), the best pools over ``pools``.
 
     One row per wait: ``wait_time``, ``share`` (``s_w / (s_db + s_w)``, the part of a
