@@ -753,8 +753,8 @@ def _g4(x: float) -> str:
     return str(int(v)) if v.is_integer() and abs(v) < 1e21 else repr(v)
 
 
-def _ms(x: float) -> str:
-    return f"{_g4(1000 * x)} ms"
+def _ms(x: float | None) -> str:
+    return "p99 not resolved" if x is None else f"{_g4(1000 * x)} ms"  # None: _unresolved
 
 
 def _too_many_threads(what: str) -> ValueError:

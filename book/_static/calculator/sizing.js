@@ -756,7 +756,7 @@
 
   function percent(x) { return (100 * x).toFixed(1) + "%"; }
   function g4(x) { return Number(x.toPrecision(4)).toString(); }
-  function ms(x) { return g4(1000 * x) + " ms"; }
+  function ms(x) { return x === null ? "p99 not resolved" : g4(1000 * x) + " ms"; }
 
   function unresolvedOf(loads, whose) {  // sizing.py's _unresolved
     var gone = loads.filter(function (r) { return r.response_time_p99 === null; })
