@@ -504,3 +504,13 @@ def test_unresolved_overload_gives_no_percentiles_and_says_why():
         "no p50, p95 or p99 at 1.5×, 2× the peak: nearly every admitted request waits about "
         "the same long time for a thread, which the fast method's inversion does not resolve; "
         "the response time is then close to its mean"]
+
+
+def test_a_p99_objective_at_an_unresolved_peak_says_so():
+    s = sizing.size(processors=4, cpu_time=0.04, wait_time=0.2, arrival_rate=300.0,
+                    p99_objective=2.0, max_response_time=60.0)  # the peak 3× the ceiling
+    assert s.response_time_p99 is None and s.objective["p99_at_peak"] is None
+    assert s.objective["met"] is False and s.objective["prevented_by"] == "the processors"
+    assert ("the p99 objective of 2000 ms is not met at the peak (p99 not resolved): the 4 "
+            "processors given prevent it (more threads do not help; more processors would)"
+            in s.warnings)
