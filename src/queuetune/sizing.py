@@ -524,7 +524,9 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
     if objective is not None:
         objective["p99_at_peak"] = at_peak["response_time_p99"]
     warnings = _warnings(p, s_c, s_w, h, plan, at_peak, multiple, resource, yours,
-                         objective, given_pool=C)
+                         objective, given_pool=C) + _unresolved(loads, "")
+    if yours is not None:
+        warnings += _unresolved(yours["loads"], "with your settings, ")
     return Sizing(
         inputs=inputs, headroom=h, processors_needed=plan["processors_needed"],
         threads=plan["threads"], connections=plan["connections"], capacity=plan["capacity"],
@@ -570,7 +572,8 @@ def _scaled(rate, K, multiple: float):
 def _row(h: Holders, setting: _Setting, rate, K, Z, multiple: float) -> dict:
     r, k = _scaled(rate, K, multiple)
     st = _measure(h, setting, r, k, Z)
-    p50, p95, p99 = percentiles(h, setting, r, k, Z)
+    # NaN: the fast method does not resolve the waits (passage.FAST_UNRESOLVED): None
+    p50, p95, p99 = (None if math.isnan(v) else v for v in percentiles(h, setting, r, k, Z))
     return {"multiple": multiple, "arrival_rate": r, "clients": k,
             "throughput": st.throughput, "response_time": st.response_time,
             "response_time_p50": p50, "response_time_p95": p95, "response_time_p99": p99,
@@ -585,7 +588,9 @@ def percentiles(h: Holders, setting: _Setting, rate, K, Z, probabilities=(0.5, 0
     ``n < B``; closed: ``(K - n) pi(n)``; ``Z = 0``: a departure's level ``B - 1``). Open
     arrivals past ``min(T, B)`` form a geometric series (ratio ``lambda/X_in(T)``, up to ``B - 1``
     or without end), passed as the fast method's geometric tail and summed in closed form.
-    An open load that is not stable (``B`` unbounded) has infinite percentiles."""
+    An open load that is not stable (``B`` unbounded) has infinite percentiles. Where the
+    waits for a thread are too narrow for the fast method (``passage.FAST_UNRESOLVED``) the
+    percentiles are NaN (None in the sizing's rows, with a warning)."""
     from .models import passage  # NumPy only: the exact method's SciPy is not imported
 
     T, B = setting.threads, setting.capacity
@@ -748,8 +753,8 @@ def _g4(x: float) -> str:
     return str(int(v)) if v.is_integer() and abs(v) < 1e21 else repr(v)
 
 
-def _ms(x: float) -> str:
-    return f"{_g4(1000 * x)} ms"
+def _ms(x: float | None) -> str:
+    return "p99 not resolved" if x is None else f"{_g4(1000 * x)} ms"  # None: _unresolved
 
 
 def _too_many_threads(what: str) -> ValueError:
@@ -802,6 +807,16 @@ def _peak_threads(h: Holders, rate, K, Z, tol) -> int | None:
     if hi > LIMITS["threads"][1]:
         raise _too_many_threads("answering the load in time")
     return hi
+
+
+def _unresolved(loads: list[dict], whose: str) -> list[str]:
+    """The warning for the rows whose percentiles the fast method does not give (None)."""
+    gone = [_g4(row["multiple"]) + "×" for row in loads if row["response_time_p99"] is None]
+    if not gone:
+        return []
+    return [f"{whose}no p50, p95 or p99 at {', '.join(gone)} the peak: nearly every admitted "
+            "request waits about the same long time for a thread, which the fast method's "
+            "inversion does not resolve; the response time is then close to its mean"]
 
 
 def _warnings(p, s_c, s_w, headroom, plan, at_peak, multiple, resource, yours, objective,

@@ -97,9 +97,8 @@ def load_outputs(prefix: str, loads: list[dict]) -> dict:
             out[key + name] = row[name]
         out[key + "response_ms"] = row["response_time"] * 1000
         for q in ("p95", "p99"):  # the fast percentiles, held to 1e-6 like the rest
-            value = row[f"response_time_{q}"]
-            assert value is not None, (key, q)
-            out[f"{key}{q}_ms"] = value * 1000
+            value = row[f"response_time_{q}"]  # None: not resolved, "—" on the page
+            out[f"{key}{q}_ms"] = None if value is None else value * 1000
     return out
 
 

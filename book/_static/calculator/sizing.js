@@ -403,6 +403,31 @@
     return [held[0] + pw[0], held[1] + pw[1]];
   };
 
+  // the weight of the waits too narrow to invert: passage.py's _Mixture.unresolved()
+  var FAST_SHAPE_LIMIT = 100, FAST_UNRESOLVED = 1e-4;
+  Mixture.prototype.unresolved = function () {
+    var whole = Math.floor(this.waitRel), part = this.waitRel - whole;
+    var m = this.waitRc + this.sw + this.waitRel * this.release;
+    var v = this.waitRc * this.waitRc + this.sw * this.sw +
+      (this.waitRel + part * (1 - part)) * this.release * this.release;
+    var b = 2 * m - FAST_SHAPE_LIMIT / (this.rate * this.shape);
+    var c = m * m - FAST_SHAPE_LIMIT * v, first;
+    if (c >= 0) first = 0;
+    else first = Math.floor(this.rate * (-b + Math.sqrt(b * b - 4 * c)) / 2);
+    first = Math.min(first, this.wait.length + (this.block === null ? 0 : this.block.length));
+    var out = 0, j;
+    for (j = first; j < this.wait.length; j++) out += this.wait[j];
+    if (this.block !== null) {
+      var start = Math.max(0, first - this.wait.length);
+      if (start < this.block.length) {
+        var logR = Math.log(this.block.ratio);
+        var g = geometric(logR, this.block.length - 1 - start);
+        out += Math.exp(this.block.logFirst + start * logR + g[0]);
+      }
+    }
+    return out;
+  };
+
   Mixture.prototype.cdf = function (t) {
     if (t <= 0) return 0;
     var value = 0;
@@ -456,6 +481,7 @@
       if (v === undefined) { v = mix.cdf(t); cache.set(t, v); }
       return v;
     }
+    if (mix.unresolved() > FAST_UNRESOLVED) return probabilities.map(function () { return NaN; });
     var mean = mix.mean();
     return probabilities.map(function (q) {
       var high = mean;
@@ -679,7 +705,9 @@
 
   function row(h, T, B, rate, K, Z, multiple) {
     var load = scaled(rate, K, multiple), st = measure(h, T, B, load[0], load[1], Z);
-    var q = percentiles(h, T, B, load[0], load[1], Z);
+    var q = percentiles(h, T, B, load[0], load[1], Z).map(function (v) {
+      return isNaN(v) ? null : v;  // not resolved by the fast method: sizing.py's _row
+    });
     return { multiple: multiple, arrival_rate: load[0], clients: load[1],
              throughput: st.throughput, response_time: st.response_time,
              response_time_p50: q[0], response_time_p95: q[1], response_time_p99: q[2],
@@ -728,7 +756,16 @@
 
   function percent(x) { return (100 * x).toFixed(1) + "%"; }
   function g4(x) { return Number(x.toPrecision(4)).toString(); }
-  function ms(x) { return g4(1000 * x) + " ms"; }
+  function ms(x) { return x === null ? "p99 not resolved" : g4(1000 * x) + " ms"; }
+
+  function unresolvedOf(loads, whose) {  // sizing.py's _unresolved
+    var gone = loads.filter(function (r) { return r.response_time_p99 === null; })
+      .map(function (r) { return g4(r.multiple) + "×"; });
+    if (!gone.length) return [];
+    return [whose + "no p50, p95 or p99 at " + gone.join(", ") + " the peak: nearly every admitted " +
+            "request waits about the same long time for a thread, which the fast method's " +
+            "inversion does not resolve; the response time is then close to its mean"];
+  }
 
   function warningsOf(p, sc, sw, headroom, plan, atPeak, multiple, resource, yours, objective,
                       givenPool) {
@@ -861,7 +898,9 @@
       max_response_time: rMax, max_response_origin: bound[1], origin_text: ORIGINS[bound[1]],
       loads: loads, double: loads[MULTIPLES.indexOf(2)], yours: yours, objective: objective,
       warnings: warningsOf(p, sc, sw, headroom, plan, atPeak, sat[0], sat[1], yours,
-                           objective, C),
+                           objective, C).concat(unresolvedOf(loads, ""),
+                                                yours === null ? [] : unresolvedOf(
+                                                  yours.loads, "with your settings, ")),
       holders: h
     };
   }

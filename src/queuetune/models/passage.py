@@ -69,6 +69,25 @@ The distribution function is the inverse Laplace transform (Abate and Whitt's Eu
 algorithm) of the mixture's transform, and each quantile a root of it (Brent's method). Its
 error against the exact method, over a random sample of the documented domain, is measured
 by ``scripts/validate_percentiles.py`` (``results/validation_percentiles.md``).
+
+**Where the fast method gives no quantile.** The Euler algorithm with ``M = 15`` in double
+precision resolves a distribution only as narrow as a gamma of shape about 100 (of a gamma of
+shape ``k``, F is within 6e-6 at ``k = 100``, 3e-4 and not monotone at ``k = 200``, 0.02 at
+``k = 1,000``). Under overload with ``B`` much larger than ``T`` nearly every admitted request
+waits about ``B / X_in(T)`` for a thread, a wait of shape in the thousands: the inverted F
+is then wrong and not monotone (the 18-processor sizing of :mod:`queuetune.sizing` at 2× its
+peak: p99 = 83.5 s for a mean of 60.0 s). The criterion, deterministic: the levels ``j`` that
+wait whose ``W_j + H(T)`` has ``mean^2 > FAST_SHAPE_LIMIT variance`` (100: a squared
+coefficient of variation below 1/100, that of a gamma of shape above 100; the means and
+variances are the model's own, gamma wait and the phases of ``H(T)``) are unresolved, and when
+they weigh more than ``FAST_UNRESOLVED`` (1e-4) in all, :func:`fast_quantiles` returns NaN
+for every probability (the sizing shows no percentile there, with a warning). Measured on
+small overloaded servers against the exact method (``tests/models/test_passage.py``): where
+the criterion holds the fast quantiles are within 2 %; the three unresolved ones it refuses
+had errors of 3.7 % (p99) with the inversion, the 18-processor example 37 %. The criterion is
+conservative: of the 400 configurations of ``results/validation_percentiles.csv`` it refuses
+5 (threads bind, ``B / T`` from 56 to 114), whose inverted percentiles were within 1.7 % but
+one (7.9 %); the other 395 are unchanged (within 3e-9).
 """
 
 from __future__ import annotations
@@ -638,6 +657,35 @@ class _Mixture:
         out[~grows] = np.exp(lead[~grows]) * np.expm1(lw[~grows]) / np.expm1(w[~grows])
         return out
 
+    def unresolved(self) -> float:
+        """The weight of the levels ``j`` that wait for a thread whose response time
+        ``W_j + H(T)`` has ``mean^2 > FAST_SHAPE_LIMIT variance`` (the shape of a gamma of the
+        same coefficient of variation above the limit): explicit levels, then the caller's
+        geometric block in closed form. With ``y = (j + 1) / X_in(T)``, ``m`` and ``v`` the
+        mean and variance of ``H(T)`` and ``K`` the limit, that is ``(y + m)^2 > K (y / (X_in(T)
+        g) + v)``: ``y`` above the larger root of ``y^2 + (2 m - K / (X_in(T) g)) y + m^2 - K v``
+        (every level when ``m^2 >= K v``, a holding time that narrow alone)."""
+        whole = math.floor(self.wait_releases)
+        part = self.wait_releases - whole
+        m = self.wait_r_c + self.wait_time + self.wait_releases * self.release_time
+        v = (self.wait_r_c ** 2 + self.wait_time ** 2
+             + (self.wait_releases + part * (1.0 - part)) * self.release_time ** 2)
+        b = 2.0 * m - FAST_SHAPE_LIMIT / (self.rate * self.shape)
+        c = m * m - FAST_SHAPE_LIMIT * v
+        if c >= 0:
+            first = 0
+        else:  # the first j with j + 1 > X_in(T) y+
+            first = math.floor(self.rate * (-b + math.sqrt(b * b - 4.0 * c)) / 2.0)
+        first = int(min(first, self.wait_weight.size + self.block_length))
+        out = float(self.wait_weight[first:].sum())
+        if self.block_log_first is not None:
+            start = max(0, first - self.wait_weight.size)  # its index i within the block
+            if start < self.block_length:
+                log_r = math.log(self.block_ratio)
+                log_s0, _ = _geometric_sums(log_r, self.block_length - 1 - start)
+                out += math.exp(self.block_log_first + start * log_r + log_s0)
+        return out
+
     def cdf(self, t: float) -> float:
         if t <= 0:
             return 0.0
@@ -645,6 +693,15 @@ class _Mixture:
         value = float(np.real(_ETA * self.transform(s) / s).sum()) / t
         return min(max(value, 0.0), 1.0)
 
+
+#: The Euler inversion (M = 15, double precision) of a gamma distribution of shape k: its
+#: largest error in F is 6e-6 at k = 100, 3e-4 (and F not monotone) at k = 200, 0.02 at
+#: k = 1,000. A level whose response time has a squared coefficient of variation below
+#: 1 / FAST_SHAPE_LIMIT (that of a gamma of shape above it) is not resolved.
+FAST_SHAPE_LIMIT = 100.0
+#: The fast method gives no quantile (NaN) when the waits of shape above FAST_SHAPE_LIMIT
+#: weigh more than this: their error in F could then exceed it.
+FAST_UNRESOLVED = 1e-4
 
 #: Arrival levels of weight below this (relative to the largest) are dropped by the fast method.
 FAST_NEGLIGIBLE = 1e-16
@@ -875,10 +932,14 @@ def fast_quantiles(*, arrivals, holders_throughput, threads, cpu_time, wait_time
     ``F(t) = q`` in ``(0, t_hi]``, ``t_hi`` the mean doubled until ``F(t_hi) >= q`` (each
     ``F(t)`` computed once for all the probabilities), by
     Brent's method to 1e-10 relative (``_brentq``, SciPy's ``brentq`` step by step).
+    Every quantile is NaN where the waits for a thread are too narrow for the inversion (their
+    weight above ``FAST_UNRESOLVED``, the module docstring).
     """
     q = _probabilities(probabilities)
     mix = _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, processors,
                    connections, tail_ratio, tail_length)
+    if mix.unresolved() > FAST_UNRESOLVED:
+        return np.full(q.size, math.nan)
     cache: dict[float, float] = {}
 
     def cdf(t: float) -> float:
