@@ -46,8 +46,9 @@ def broken_tomcat(tmp_path, monkeypatch):
     home = tmp_path / "tomcat"
     (home / "bin").mkdir(parents=True)
     (home / "etc").mkdir()
-    for name in ("web.xml", "catalina.properties", "context.xml"):
+    for name in ("web.xml", "catalina.properties"):
         (home / "etc" / name).write_text("<x/>")
+    (home / "etc" / "context.xml").write_text("<Context>\n</Context>\n")
     for script, body in (("catalina.sh", "echo 'Error: cannot start the JVM' >&2; exit 1"),
                          ("version.sh", "echo 'Server version: Apache Tomcat/0.0 (test)'")):
         path = home / "bin" / script
@@ -117,3 +118,5 @@ def test_the_pool_s_threads_all_start_with_the_server_and_tomcat_warns_of_nothin
         log = (server.base / "logs" / "catalina.out").read_text(errors="replace")
     assert names.count("queuetune-exec-") == 7, sorted(set(names))
     assert "failed to set property" not in log and "WARNING" not in log, log
+    # no jar is scanned at start (tomcat.skip_jar_scanning): Tomcat logs a scan of one
+    assert "scanned for TLDs" not in log, log

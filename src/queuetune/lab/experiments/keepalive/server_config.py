@@ -35,6 +35,7 @@ from ...tomcat import (
     _environment,
     _require_installation,
     require_free_port,
+    skip_jar_scanning,
 )
 
 __all__ = ["KeepAliveSettings", "KeepAliveTomcat", "page_bytes", "server_xml", "client_context",
@@ -175,6 +176,7 @@ def write_base(base: Path, settings: KeepAliveSettings) -> None:
     (base / BASE_MARK).write_text(f"{os.getpid()}\n", encoding="utf-8")
     for name in ("web.xml", "catalina.properties", "context.xml"):
         shutil.copyfile(_DEFAULT_CONF / name, base / "conf" / name)
+    skip_jar_scanning(base / "conf")
     (base / "conf" / "server.xml").write_text(server_xml(settings), encoding="utf-8")
     (base / "conf" / "logging.properties").write_text(_LOGGING, encoding="utf-8")
     (base / "webapps" / "ROOT" / PAGE).write_bytes(page_bytes(settings.response_bytes))
