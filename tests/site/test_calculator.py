@@ -3,10 +3,11 @@
 The page computes in JavaScript (``book/_static/calculator/sizing.js``); this test types random
 inputs into its form the way a reader does (set the value, dispatch ``input``) and compares
 every output with :func:`queuetune.sizing.size` run here on the same inputs, to 1e-6 relative.
-Then the requirements of the page: it answers within 100 ms of a change with the processor
-throttled fourfold (Chromium's ``Emulation.setCPUThrottlingRate``), fits a 390-px phone, shows
+Then the requirements of the page: it fits a 390-px phone, shows
 a message naming the field and its range for bad input and then no answer, follows dark mode,
-and works from ``file://`` with every other host blocked.
+and works from ``file://`` with every other host blocked. Its time to answer a change (under
+100 ms with the processor throttled fourfold) is a benchmark, ``scripts/benchmark_calculator.py``
+(``make benchmark``): no test here times anything.
 """
 
 from __future__ import annotations
@@ -174,52 +175,6 @@ def test_the_page_answers_as_the_package_does(browser, site_url, served):
                 wrong.append((fields, key, got["out"][key], value))
     assert wrong == [], f"{len(wrong)} outputs differ from the package: {wrong[:5]}"
     assert visit.outside == []
-    assert unexpected(visit.console_errors) == []
-
-
-# Changes a reader makes, from the page's starting inputs (issue 21's engineer).
-CHANGES = [{"processors": "18"}, {"wait_ms": "150"}, {"connections": "10"},
-           {"connections": ""}, {"max_response_ms": "1000"}, {"rate": "600"},
-           {"cpu_ms": "25"}, {"processors": "64", "rate": "1500"}]
-TIME_CHANGE = """async fields => {
-  const form = document.getElementById('qt-calculator');
-  const start = performance.now();
-  for (const [name, value] of Object.entries(fields)) form.elements[name].value = value;
-  form.elements.processors.dispatchEvent(new Event('input', {bubbles: true}));
-  await new Promise(resolve => requestAnimationFrame(() => resolve()));
-  return performance.now() - start;
-}"""
-
-
-@pytest.mark.browser
-def test_the_page_answers_within_100_ms_with_a_slow_processor(browser, site_url):
-    """From a change of an input to the next frame with the answer, on a processor four
-    times slower (Chromium's CPU throttling): a requirement of the page (issue 23). Each
-    change is timed up to three times (back to the previous inputs in between) and its best
-    time kept: the test machine's two cores are shared, and a pause of another process is
-    not the page's time."""
-    context, page, visit = _open(browser, site_url, **DESKTOP)
-    try:
-        page.wait_for_timeout(300)  # the page's warm-up after its first answer
-        cdp = context.new_cdp_session(page)
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
-        times = []
-        for change in CHANGES:
-            previous = page.evaluate(
-                "names => Object.fromEntries(names.map(n => "
-                "[n, document.getElementById('qt-calculator').elements[n].value]))",
-                list(change))
-            best = math.inf
-            for _ in range(3):
-                best = min(best, page.evaluate(TIME_CHANGE, change))
-                if best < 100:
-                    break
-                page.evaluate(TIME_CHANGE, previous)
-            times.append(best)
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
-    finally:
-        context.close()
-    assert max(times) < 100, f"milliseconds to answer each change, throttled 4x: {times}"
     assert unexpected(visit.console_errors) == []
 
 

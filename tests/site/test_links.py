@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -25,6 +26,7 @@ class _Anchors(HTMLParser):
             self.links.append(attrs["href"])
 
 
+@functools.cache  # a page links to the anchors of a few others, many times over
 def parse(path: Path) -> _Anchors:
     parser = _Anchors()
     parser.feed(path.read_text(encoding="utf-8"))
