@@ -225,8 +225,9 @@
     }
   }
 
-  function cell(value, text) {
+  function cell(value, text, isMs) {  // isMs: a time in ms, "< 0.001" below a microsecond
     var td = document.createElement("td");
+    if (isMs && value > 0 && value < 0.001) text = "< 0.001";
     td.textContent = text;
     td.setAttribute("data-value", value === null ? "" : String(value));
     return td;
@@ -264,13 +265,13 @@
       var tr = document.createElement("tr");
       if (row.connections === r.connections) tr.className = "qt-chosen";
       tr.appendChild(cell(row.connections, number(row.connections, 12) +
-        (row.connections === r.connections ? " (recommended)" : "")));
+        (row.connections === r.connections ? " ✓" : "")));
       tr.appendChild(cell(row.total_connections, number(row.total_connections, 12) +
-        (row.within_limit ? "" : " (over the limit)")));
+        (row.within_limit ? "" : " > limit")));
       tr.setAttribute("data-within-limit", String(row.within_limit));
-      tr.appendChild(cell(row.response_time * 1000, ms(row.response_time, false)[1]));
-      tr.appendChild(cell(row.connection_wait * 1000, ms(row.connection_wait, false)[1]));
-      tr.appendChild(cell(row.database_time * 1000, ms(row.database_time, false)[1]));
+      tr.appendChild(cell(row.response_time * 1000, ms(row.response_time, false)[1], true));
+      tr.appendChild(cell(row.connection_wait * 1000, ms(row.connection_wait, false)[1], true));
+      tr.appendChild(cell(row.database_time * 1000, ms(row.database_time, false)[1], true));
       tr.appendChild(cell(row.database_utilization,
                           (100 * row.database_utilization).toFixed(1) + " %"));
       tr.appendChild(cell(row.ceiling, number(row.ceiling, 4)));
