@@ -129,3 +129,38 @@ def test_a_fleet_that_cannot_carry_the_peak_says_so():
     assert not any(w.startswith("the fleet cannot carry the peak") for w in ok.warnings)
     assert ("the fleet saturates at 1.27× the peak, short of the headroom of 1.5×: the "
             "database processors limit it") in ok.warnings
+
+
+@pytest.mark.parametrize("instances", [None, 3])
+def test_closed_clients_size_the_fleet_like_their_throughput_as_a_rate(instances):
+    """K clients thinking Z peak at K/(Z + S); the fleet sized for them keeps the limit and
+    finds the same instances as that rate does (both from the single-server criterion)."""
+    args = dict(processors=8, cpu_time=0.04, wait_time=0.19, db_time=0.01, db_processors=4,
+                instances=instances)
+    closed = size_fleet(clients=600, think_time=1.8, **args)
+    assert closed.peak == pytest.approx(600 / (1.8 + 0.24), rel=1e-12)
+    rate = size_fleet(arrival_rate=closed.peak, **args)
+    assert closed.instances == rate.instances == 3  # exact: a count
+    assert closed.inputs["clients"] == 600 and closed.inputs["arrival_rate"] is None
+    assert 1 <= closed.total_connections <= closed.connection_limit
+    assert closed.limiting_resource in RESOURCES
+    # closed clients slow down as the fleet does: the throughput never passes the peak
+    assert 0 < closed.throughput <= closed.peak * (1 + 1e-9)
+    assert closed.response_time == pytest.approx(rate.response_time, rel=0.1)
+
+
+def test_closed_clients_fewer_than_the_instances_still_get_a_fleet():
+    r = size_fleet(processors=2, cpu_time=0.01, wait_time=0.02, db_time=0.01,
+                   db_processors=2, clients=2, think_time=0.5, instances=4)
+    assert r.single_server["connections"] >= 1 and r.connections >= 1
+    assert r.total_connections == 4 * r.connections <= r.connection_limit
+    assert r.throughput == pytest.approx(2 / (0.5 + r.response_time), rel=1e-6)
+
+
+def test_the_json_answer_holds_the_fleet_and_its_limit():
+    r = size_fleet(processors=8, cpu_time=0.04, wait_time=0.19, db_time=0.01,
+                   db_processors=4, arrival_rate=300).as_dict()
+    for key in ("instances", "connections", "total_connections", "database_utilization",
+                "limiting_resource", "connection_limit"):
+        assert key in r
+    assert r["total_connections"] <= r["connection_limit"] == 97

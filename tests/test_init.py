@@ -41,3 +41,11 @@ def test_an_unknown_name_is_an_attribute_error():
     import queuetune
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         queuetune.nothing  # noqa: B018
+
+
+def test_size_fleet_is_offered_and_imports_no_chart_library():
+    code = ("import queuetune\n"
+            "from queuetune import size_fleet, FleetSizing\n"
+            "assert size_fleet.__module__ == 'queuetune.fleet_sizing'\n"
+            "assert FleetSizing.__name__ == 'FleetSizing'")
+    assert [m for m in loaded_after(code) if m != "scipy"] == []

@@ -8,6 +8,9 @@ Analysis of closed networks, with :class:`Station`), :func:`thread_pool` (the se
 thread pool, exact or by flow-equivalent server; with ``instances`` and ``db_*`` keywords a
 fleet sharing a database, :class:`FleetResult`).
 
+Sizing: :func:`size_fleet` (instances, a pool per instance, threads and bound of a fleet
+against one database, :class:`FleetSizing`; ``python -m queuetune size --db-ms ...``).
+
 Every name here is imported on first use (module ``__getattr__``, PEP 562): ``import
 queuetune.sizing`` and ``python -m queuetune size`` then load NumPy and the sizing only, not
 Altair, pandas or the models (importing Altair alone takes seconds).
@@ -32,6 +35,8 @@ _EXPORTS = {
     "MM1BKResult": "queuetune.models",
     "MVAResult": "queuetune.models",
     "ThreadPoolResult": "queuetune.models",
+    "size_fleet": "queuetune.fleet_sizing",
+    "FleetSizing": "queuetune.fleet_sizing",
 }
 
 __all__ = list(_EXPORTS)

@@ -24,10 +24,21 @@
     read_timeout_s: ["Read timeout", "number", 0.000001, 3600, true, false],
     p99_objective_ms: ["p99 objective", "number", 0.001, 3.6e6, true, false],
     threads: ["Your maxThreads", "integer", 1, 1e5, true, false],
-    capacity: ["Your admitted requests", "integer", 1, 1e12, true, false]
+    capacity: ["Your admitted requests", "integer", 1, 1e12, true, false],
+    // a fleet against one database (fleet.js, `python -m queuetune size --db-ms ...`)
+    db_ms: ["Database processor time per request", "number", 0.001, 1e6, true, false],
+    db_processors: ["Database processors", "integer", 1, 4096, true, false],
+    instances: ["Instances", "integer", 1, 4096, true, false],
+    db_max_connections: ["Database max_connections", "integer", 4, 1e5, true, false],
+    db_contention: ["Database contention", "number", 0, 10, true, true]
   };
+  // Any of these sizes a fleet; these single-server fields are then not taken (as the CLI).
+  var FLEET_FIELDS = ["db_ms", "db_processors", "instances", "db_max_connections",
+                      "db_contention"];
+  var NOT_IN_FLEET = ["connections", "threads", "capacity", "p99_objective_ms"];
   var UNITS = { cpu_ms: " ms", wait_ms: " ms", rate: " requests/s", think_s: " s",
-                max_response_ms: " ms", read_timeout_s: " s", p99_objective_ms: " ms" };
+                max_response_ms: " ms", read_timeout_s: " s", p99_objective_ms: " ms",
+                db_ms: " ms" };
 
   function fmt(x) { return x.toLocaleString("en-US"); }
 
@@ -77,7 +88,22 @@
           "(clients), 1 to 100,000, with their think time (think_s), 0 to 100,000 s."]);
       }
     }
-    return { values: values, errors: errors };
+    var fleet = FLEET_FIELDS.some(function (n) { return values[n] !== undefined; });
+    if (!errors.length && fleet) {
+      if (values.db_ms === undefined) {
+        errors.push(["db_ms", FIELDS.db_ms[0] + " (db_ms) must be " + range("db_ms") +
+          " to size a fleet (instances, database processors, max_connections or contention " +
+          "given); it is empty."]);
+      }
+      NOT_IN_FLEET.forEach(function (n) {
+        if (values[n] !== undefined) {
+          errors.push([n, FIELDS[n][0] + " (" + n + ") is not taken with a fleet: the fleet " +
+            "sizing sizes the pool, threads and bound itself; leave it empty, or leave the " +
+            "database fields empty."]);
+        }
+      });
+    }
+    return { values: values, errors: errors, fleet: fleet };
   }
 
   function inputsOf(v) {
@@ -92,6 +118,15 @@
     if (v.p99_objective_ms !== undefined) inp.p99_objective = v.p99_objective_ms / 1000;
     if (v.threads !== undefined) inp.threads = v.threads;
     if (v.capacity !== undefined) inp.capacity = v.capacity;
+    return inp;
+  }
+
+  function fleetInputsOf(v) {
+    var inp = inputsOf(v);
+    inp.db_time = v.db_ms / 1000;
+    ["db_processors", "instances", "db_max_connections", "db_contention"].forEach(function (n) {
+      if (v[n] !== undefined) inp[n] = v[n];
+    });
     return inp;
   }
 
@@ -172,6 +207,93 @@
       li.textContent = r.warnings[j];
       list.appendChild(li);
     }
+  }
+
+  // ------------------------------------------------------------------------------ a fleet
+  var LIMITING = { "instance processors": "the instances' processors",
+                   threads: "the threads", pools: "the connection pools",
+                   "database processors": "the database's processors",
+                   "connection limit": "the database's connection limit" };
+
+  function writeWarnings(list) {
+    var ul = form.querySelector("[data-warnings]");
+    ul.textContent = "";
+    for (var j = 0; j < list.length; j++) {
+      var li = document.createElement("li");
+      li.textContent = list[j];
+      ul.appendChild(li);
+    }
+  }
+
+  function cell(value, text, isMs) {  // isMs: a time in ms, "< 0.001" below a microsecond
+    var td = document.createElement("td");
+    if (isMs && value > 0 && value < 0.001) text = "< 0.001";
+    td.textContent = text;
+    td.setAttribute("data-value", value === null ? "" : String(value));
+    return td;
+  }
+
+  function writeFleet(r) {
+    show("fleet_headroom", r.headroom, number(r.headroom, 4));
+    show("instances", r.instances, number(r.instances, 12));
+    show("fleet_instances_text", r.instances, number(r.instances, 12));
+    show("fleet_connections", r.connections, number(r.connections, 12));
+    show("total_connections", r.total_connections, number(r.total_connections, 12));
+    show("connection_limit", r.connection_limit, number(r.connection_limit, 12));
+    show("fleet_threads", r.threads, number(r.threads, 12));
+    show("fleet_capacity", r.capacity, number(r.capacity, 15));
+    show("fleet_response_ms", r.response_time * 1000, ms(r.response_time)[1]);
+    show("fleet_connection_wait_ms", r.connection_wait * 1000, ms(r.connection_wait)[1]);
+    show("fleet_database_ms", r.database_time * 1000, ms(r.database_time)[1]);
+    show("database_utilization", r.database_utilization,
+         r.inputs.db_processors === null ? "— (no processor limit given)"
+                                         : (100 * r.database_utilization).toFixed(1) + " %");
+    show("fleet_utilization", r.utilization, (100 * r.utilization).toFixed(1) + " %");
+    show("fleet_throughput", r.throughput, number(r.throughput, 4));
+    show("fleet_refused", r.refused, r.refused < 1e-3 && r.refused > 0
+         ? "< 0.1 %" : (100 * r.refused).toFixed(1) + " % refused");
+    show("fleet_saturation_multiple", r.saturation_multiple,
+         number(r.saturation_multiple, 3) + "×");
+    show("limiting_resource", r.limiting_resource, LIMITING[r.limiting_resource]);
+    show("single_connections", r.single_server.connections,
+         number(r.single_server.connections, 12));
+    show("single_total_connections", r.single_server.total_connections,
+         number(r.single_server.total_connections, 12));
+    var body = form.querySelector("[data-pools]");
+    body.textContent = "";
+    r.pools.forEach(function (row) {
+      var tr = document.createElement("tr");
+      if (row.connections === r.connections) tr.className = "qt-chosen";
+      tr.appendChild(cell(row.connections, number(row.connections, 12) +
+        (row.connections === r.connections ? " ✓" : "")));
+      tr.appendChild(cell(row.total_connections, number(row.total_connections, 12) +
+        (row.within_limit ? "" : " > limit")));
+      tr.setAttribute("data-within-limit", String(row.within_limit));
+      tr.appendChild(cell(row.response_time * 1000, ms(row.response_time, false)[1], true));
+      tr.appendChild(cell(row.connection_wait * 1000, ms(row.connection_wait, false)[1], true));
+      tr.appendChild(cell(row.database_time * 1000, ms(row.database_time, false)[1], true));
+      tr.appendChild(cell(row.database_utilization,
+                          (100 * row.database_utilization).toFixed(1) + " %"));
+      tr.appendChild(cell(row.ceiling, number(row.ceiling, 4)));
+      body.appendChild(tr);
+    });
+    writeWarnings(r.warnings);
+  }
+
+  // Shows the answer of one kind (fleet or a single server) and empties the other's outputs.
+  function showKind(fleet) {
+    var parts = form.querySelectorAll("[data-fleet], [data-single]");
+    for (var i = 0; i < parts.length; i++) {
+      var hide = parts[i].hasAttribute("data-fleet") ? !fleet : fleet;
+      parts[i].hidden = hide;
+      if (!hide) continue;
+      var outs = parts[i].querySelectorAll("[data-out]");
+      for (var k = 0; k < outs.length; k++) {
+        outs[k].textContent = "";
+        outs[k].removeAttribute("data-value");
+      }
+    }
+    if (!fleet) form.querySelector("[data-pools]").textContent = "";
   }
 
   // ---------------------------------------------------------------------------- the chart
@@ -333,6 +455,7 @@
       outs[i].textContent = "";
       outs[i].removeAttribute("data-value");
     }
+    form.querySelector("[data-pools]").textContent = "";
   }
 
   function update() {
@@ -345,10 +468,26 @@
       refuse(got.errors.map(function (e) { return e[1]; }));
     } else {
       try {
-        var r = S.size(inputsOf(got.values));
-        writeOutputs(r);
-        drawChart(r);
-        writeSnippets(r);
+        var r;
+        if (got.fleet) {
+          r = window.QueuetuneFleet.sizeFleet(fleetInputsOf(got.values));
+          showKind(true);
+          writeFleet(r);
+          // the settings of one instance: its pool, threads and bound (Hikari, Spring, Tomcat)
+          var texts = window.QueuetuneSnippets.texts({
+            threads: r.threads, capacity: r.capacity, connections: r.connections,
+            connections_given: false, max_response_time: r.max_response_time });
+          for (var key in texts) {
+            var pre = form.querySelector("[data-snippet='" + key + "']");
+            if (pre) pre.textContent = texts[key];
+          }
+        } else {
+          r = S.size(inputsOf(got.values));
+          showKind(false);
+          writeOutputs(r);
+          drawChart(r);
+          writeSnippets(r);
+        }
         errorBox.hidden = true;
         answer.hidden = false;
         window.QueuetuneCalculator.result = r;

@@ -909,7 +909,7 @@
               measure: measure, erlangCConnections: erlangCConnections,
               erlangCServers: erlangCServers, serviceQuantile: serviceQuantile,
               geometric: geometric, percentiles: percentiles, MULTIPLES: MULTIPLES, HEADROOM: HEADROOM,
-              ORIGINS: ORIGINS };
+              ORIGINS: ORIGINS, brentq: brentq };  // brentq: also fleet.js's
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.QueuetuneSizing = api;
 })(this);
