@@ -27,8 +27,8 @@ from queuetune.fleet_sizing import size_fleet
 
 PAGE = "book/size-your-server.html"
 SEED = 20261202
-CASES_HTTP = 100
-CASES_FILE = 10
+CASES_HTTP = 30
+CASES_FILE = 5
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 #: Every field of the form, empty unless a case gives it.
@@ -58,6 +58,7 @@ RUN_CASES = """cases => cases.map(fields => {
   const form = document.getElementById('qt-calculator');
   for (const [name, value] of Object.entries(fields)) form.elements[name].value = value;
   form.elements.processors.dispatchEvent(new Event('input', {bubbles: true}));
+  window.QueuetuneCalculator.update();  // a fleet answers after a pause of typing: now
   const out = {};
   for (const el of form.querySelectorAll('[data-out]')) {
     out[el.dataset.out] = el.hasAttribute('data-value') ? el.getAttribute('data-value') : null;
@@ -298,4 +299,41 @@ def test_a_bad_fleet_field_is_named_with_its_range(browser, site_url, fields, na
         context.close()
     assert names in (got["error"] or "") and range_text in got["error"], got["error"]
     assert not got["answered"]
+    assert unexpected(visit.console_errors) == []
+
+
+TYPE_ENGINEER = """fields => {
+  const form = document.getElementById('qt-calculator');
+  for (const [name, value] of Object.entries(fields)) {
+    form.elements[name].value = value;
+    form.elements[name].dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  return {busy: form.getAttribute('aria-busy'), updates: window.QueuetuneCalculator.updates};
+}"""
+
+
+@pytest.mark.browser
+def test_typing_in_a_fleet_answers_after_a_pause_and_a_single_server_at_once(browser,
+                                                                          site_url):
+    """A fleet's sizing takes the page a second or more: keystrokes in a fleet wait for a
+    pause (the form says it is busy) and then give one answer; without a fleet field each
+    keystroke answers at once."""
+    context, page, visit = _open(browser, site_url, **DESKTOP)
+    try:
+        page.set_default_timeout(120_000)
+        single = page.evaluate(TYPE_ENGINEER, {"processors": "12"})
+        # the database's time first: every keystroke after it is one in a fleet
+        fields = {"db_ms": ENGINEER["db_ms"], **dict.fromkeys(FIELDS, ""), **ENGINEER}
+        typed = page.evaluate(TYPE_ENGINEER, fields)
+        page.wait_for_function(f"() => window.QueuetuneCalculator.updates > {typed['updates']}"
+                               " && !document.getElementById('qt-calculator')"
+                               ".hasAttribute('aria-busy')")
+        after = page.evaluate("() => [window.QueuetuneCalculator.updates, "
+                              "document.querySelector(\"[data-out='instances']\")"
+                              ".getAttribute('data-value')]")
+    finally:
+        context.close()
+    assert single["busy"] is None  # answered at the keystroke
+    assert typed["busy"] == "true" and typed["updates"] == single["updates"]
+    assert after == [typed["updates"] + 1, "3"]  # one answer for the whole burst
     assert unexpected(visit.console_errors) == []

@@ -458,7 +458,26 @@
     form.querySelector("[data-pools]").textContent = "";
   }
 
+  // A fleet's sizing takes the page a second or more (its fixed point over the instances), so
+  // while the reader types in a fleet, the page answers after a pause of typing instead of
+  // at each keystroke, and says so; a single server answers at each keystroke.
+  var PAUSE_MS = 400;
+  var pending = null;
+  function fleetFieldsFilled() {
+    return FLEET_FIELDS.some(function (n) { return form.elements[n].value.trim() !== ""; });
+  }
+  function onInput() {
+    if (pending !== null) clearTimeout(pending);
+    pending = null;
+    if (!fleetFieldsFilled()) { update(); return; }
+    form.setAttribute("aria-busy", "true");
+    pending = setTimeout(update, PAUSE_MS);
+  }
+
   function update() {
+    if (pending !== null) clearTimeout(pending);
+    pending = null;
+    form.removeAttribute("aria-busy");
     var started = performance.now();
     var got = read();
     if (got.errors.length) {
@@ -501,7 +520,7 @@
   }
 
   window.QueuetuneCalculator = { update: update, updates: 0, millis: null, result: null };
-  form.addEventListener("input", update);
+  form.addEventListener("input", onInput);
   form.addEventListener("submit", function (event) { event.preventDefault(); });
   update();
   // Once the page is drawn, run each kind of sizing once (open and closed, a stable and an
