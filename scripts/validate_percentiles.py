@@ -272,6 +272,9 @@ def markdown(table: pd.DataFrame, rows: pd.DataFrame, timing: dict, stiff: int,
     ]
     if overload is not None:
         lines += overload_markdown(overload)
+    large_csv = RESULTS / "validation_percentiles_large.csv"
+    if large_csv.exists():
+        lines += large_markdown(pd.read_csv(large_csv))
     return "\n".join(lines)
 
 
@@ -285,13 +288,14 @@ MAX_OVERLOAD_TAGGED = 40_000
 FAST_UNRESOLVED = 1e-4
 
 
-def overload_configurations(rng: np.random.Generator, size: int) -> list[dict]:
+def overload_configurations(rng: np.random.Generator, size: int, *, waiting=(30, 250),
+                            max_tagged: float = MAX_OVERLOAD_TAGGED) -> list[dict]:
     """Open servers past saturation (log-uniform unless said): processors 1..4, threads 1..4,
     no pool or 1..T connections (one in two each), wait time 0.1 to 3 times the CPU time,
     arrivals 1.1 to 3 times ``X_in(T)`` (uniform), the longest response ``R`` 1 to 60 s and
-    ``B - T`` 30 to 250 waiting places (narrow waits: shapes of 30 to 250 and more); the CPU
-    time is then the one that makes ``B = T + ceil(R X_in(T))``. Configurations whose tagged
-    chain exceeds :data:`MAX_OVERLOAD_TAGGED` states are redrawn."""
+    ``B - T`` of ``waiting`` (default 30 to 250) waiting places (narrow waits: shapes of 30 to
+    250 and more); the CPU time is then the one that makes ``B = T + ceil(R X_in(T))``.
+    Configurations whose tagged chain exceeds ``max_tagged`` states are redrawn."""
     out = []
 
     def log_uniform(low, high):
@@ -302,16 +306,16 @@ def overload_configurations(rng: np.random.Generator, size: int) -> list[dict]:
         C = None if rng.uniform() < 0.5 else int(rng.integers(1, T + 1))
         ratio = log_uniform(0.1, 3.0)
         longest = log_uniform(1.0, 60.0)
-        waiting = int(round(log_uniform(30, 250)))
+        places = int(round(log_uniform(*waiting)))
         load = float(rng.uniform(1.1, 3.0))
         unit = float(holders_throughput(processors=p, cpu_time=1.0, wait_time=ratio,
                                         connections=C, holders=T)[T])  # X_in(T) at 1 s
-        cpu = unit * longest / (waiting - 0.5)
+        cpu = unit * longest / (places - 0.5)
         x = unit / cpu
         B = T + math.ceil(longest * x)
         tagged = tagged_state_count(top=B, threads=T, connections=T if C is None else C,
                                     two_phases=True, has_cpu=True)
-        if tagged > MAX_OVERLOAD_TAGGED:
+        if tagged > max_tagged:
             continue
         out.append({"workload": "open", "clients": None, "capacity": B, "threads": T,
                     "processors": p, "connections": C, "cpu_time": cpu,
@@ -321,11 +325,16 @@ def overload_configurations(rng: np.random.Generator, size: int) -> list[dict]:
     return out
 
 
-def measure_overload(r: dict, *, seed: int) -> dict:
-    """Exact, fast, the fast method before (the Euler inversion alone; refused or not by the
-    former rule) and simulated percentiles (5 replications of 20,000 completions)."""
-    row = measure(r)  # exact and fast, their errors
+def measure_overload(r: dict, *, seed: int, exact: bool = True) -> dict:
+    """Exact (unless ``exact=False``), fast, the fast method before (the Euler inversion
+    alone; refused or not by the former rule) and simulated percentiles (5 replications of
+    20,000 completions, after the waiting places have filled)."""
     kw = model_arguments(r)
+    if exact:
+        row = measure(r)  # exact and fast, their errors
+    else:  # too large for the exact chain: the simulation is the reference
+        fast_q = thread_pool(**kw, method="fes").response_time_quantile(PERCENTILES)
+        row = dict(r, **{f"{n}_fast": float(f) for n, f in zip(NAMES, fast_q, strict=True)})
     built = []
     make = passage._mixture
 
@@ -341,20 +350,24 @@ def measure_overload(r: dict, *, seed: int) -> dict:
         euler = thread_pool(**kw, method="fes").response_time_quantile(PERCENTILES)
     finally:
         passage._mixture, passage.FAST_SHAPE_LIMIT = make, limit
-    # 20,000 completions per replication after a warm-up of five longest responses
+    # 20,000 completions per replication, after a warm-up that fills the B - T waiting
+    # places (at lambda - X_in(T): R / (load - 1)) twice, and one longest response more
     completions = r["arrival_rate"] / r["load"]
+    warmup = r["longest"] * (1.0 + 2.0 / (r["load"] - 1.0))
     sim = simulate_thread_pool(**kw, percentiles=True, seed=seed, processor_sharing=True,
-                               horizon=20_000 / completions, warmup=5 * r["longest"],
-                               replications=5)
-    for name, e, f in zip(NAMES, [row[f"{n}_exact"] for n in NAMES], euler, strict=True):
-        row[f"{name}_euler"] = float(f)
-        row[f"err_{name}_euler"] = float(f / e - 1)
-        row[f"{name}_before"] = math.nan if row["refused_before"] else float(f)
+                               horizon=20_000 / completions, warmup=warmup, replications=5)
+    for name, f in zip(NAMES, euler, strict=True):
         key = f"response_time_{name}"
+        row[f"{name}_euler"] = float(f)
+        row[f"{name}_before"] = math.nan if row["refused_before"] else float(f)
         row[f"{name}_sim"] = float(sim.estimate[key])
         row[f"{name}_sim_half"] = float(sim.half_width(key))
         row[f"err_{name}_sim"] = float(row[f"{name}_fast"] / sim.estimate[key] - 1)
-        row[f"in_ci_{name}_exact"] = bool(sim.contains(key, row[f"{name}_exact"]))
+        row[f"err_{name}_euler_sim"] = float(f / sim.estimate[key] - 1)
+        row[f"in_ci_{name}_fast"] = bool(sim.contains(key, row[f"{name}_fast"]))
+        if exact:
+            row[f"err_{name}_euler"] = float(f / row[f"{name}_exact"] - 1)
+            row[f"in_ci_{name}_exact"] = bool(sim.contains(key, row[f"{name}_exact"]))
     return row
 
 
@@ -412,6 +425,45 @@ def run_overload() -> pd.DataFrame:
     return frame
 
 
+#: The large-B sample: too large for the exact chain, against the simulation only.
+LARGE_SIZE = 10
+LARGE_SEED = 20_261_204
+
+
+def run_large() -> pd.DataFrame:
+    rng = np.random.default_rng(LARGE_SEED)
+    rows = []
+    for i, r in enumerate(overload_configurations(rng, LARGE_SIZE, waiting=(500, 5000),
+                                                  max_tagged=math.inf)):
+        rows.append(measure_overload(r, seed=i, exact=False))
+        print(f"large {len(rows)}/{LARGE_SIZE}", flush=True)
+    frame = pd.DataFrame(rows)
+    frame.to_csv(RESULTS / "validation_percentiles_large.csv", index=False,
+                 float_format="%.17g")
+    return frame
+
+
+def large_markdown(frame: pd.DataFrame) -> list[str]:
+    lines = [
+        "## Past saturation with a large B: against the simulation", "",
+        f"{len(frame)} servers as above but with 500 to 5,000 places waiting for a thread "
+        f"(seed {LARGE_SEED}; B from {frame['capacity'].min()} to {frame['capacity'].max()}, "
+        "too large for the exact chain): the fast method now and the Euler inversion alone "
+        f"against the simulation (the former rule refused {int(frame['refused_before'].sum())} "
+        f"of {len(frame)}). Absolute relative error:", "",
+        "| percentile | method | median | 95th percentile | largest | within the simulation's "
+        "95 % interval |", "|---|---|---|---|---|---|"]
+    for name in NAMES:
+        for label, column in (("fast (now)", f"err_{name}_sim"),
+                              ("Euler alone", f"err_{name}_euler_sim")):
+            v = np.abs(frame[column].to_numpy(dtype=np.float64))
+            inside = (f"{int(frame[f'in_ci_{name}_fast'].sum())} of {len(frame)}"
+                      if label.startswith("fast") else "")
+            lines.append(f"| {name} | {label} | {np.median(v):.3g} | "
+                         f"{np.quantile(v, 0.95):.3g} | {v.max():.3g} | {inside} |")
+    return lines + [""]
+
+
 def refresh_fast(frame: pd.DataFrame) -> pd.DataFrame:
     """The stored sample with its fast percentiles computed again (the exact ones read)."""
     out = frame.copy()
@@ -436,11 +488,17 @@ def main() -> None:
     parser.add_argument("--fast-only", action="store_true",
                         help="recompute the fast percentiles of the stored sample and run the "
                              "overload sample")
+    parser.add_argument("--large", action="store_true",
+                        help="run the large-B sample against the simulation, then rewrite the "
+                             "summary from the stored CSV files")
     parser.add_argument("--tables-only", action="store_true",
                         help="rewrite the Markdown summary from the stored CSV files (and time "
                              "the 256-processor case again) without solving the sample")
     args = parser.parse_args()
     overload_csv = RESULTS / "validation_percentiles_overload.csv"
+    if args.large:
+        run_large()
+        args.tables_only = True
     if args.tables_only or args.fast_only:
         frame = pd.read_csv(RESULTS / "validation_percentiles.csv")
         stiff = pd.read_csv(RESULTS / "validation_percentiles_stiff.csv")
