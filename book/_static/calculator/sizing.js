@@ -407,7 +407,7 @@
   // levels whose W_j + H(T) is narrower than a gamma of shape FAST_SHAPE_LIMIT leave the
   // transform and are evaluated in the time domain, in chunks of levels, each a shifted gamma
   // of their mean, variance and third central moment.
-  var FAST_SHAPE_LIMIT = 100, NARROW_CHUNKS = 256, BLOCK_SPAN = 40, CUBE_ROOT_SHAPE = 1e3;
+  var FAST_SHAPE_LIMIT = 100, NARROW_CHUNKS = 256, BLOCK_SPAN = 40, CUBE_ROOT_SHAPE = 100;
   var GAMMA_TERMS = 2000;
   Mixture.prototype.holdingMoments = function () {
     var whole = Math.floor(this.waitRel), part = this.waitRel - whole;

@@ -756,17 +756,20 @@ BLOCK_SPAN = 40.0
 
 
 #: Above this shape the gamma distribution function is Wilson and Hilferty's cube root
-#: (error below 6e-6 in F), at or below it the series or continued fraction.
-CUBE_ROOT_SHAPE = 1e3
+#: (error below 6e-5 in F, 6e-6 from shape 1,000), at or below it the series or continued
+#: fraction (a few hundred terms in pure Python: the cube root keeps a sizing's narrow rows
+#: at a few milliseconds each).
+CUBE_ROOT_SHAPE = 100.0
 
 
 def _gamma_cdf(k: float, x: float) -> float:
     """P(k, x), the regularized lower incomplete gamma function (a gamma of shape ``k`` and
     scale 1 at ``x``). Up to :data:`CUBE_ROOT_SHAPE`: its series (``x < k + 1``) or the
     continued fraction of ``Q`` by Lentz's method (Press et al., *Numerical Recipes*, 6.2),
-    each to 1e-15 relative in at most a few hundred terms; above it Wilson and Hilferty's cube
-    root ``Phi(3 sqrt(k) ((x / k)^(1/3) - 1 + 1 / (9 k)))``, within 6e-6 of it and in
-    constant time for the shapes to 10^10 of a bound of 10^12 (tests/models/test_passage.py
+    each to 1e-13 in at most a few hundred terms; above it Wilson and Hilferty's cube root
+    ``Phi(3 sqrt(k) ((x / k)^(1/3) - 1 + 1 / (9 k)))``, within 6e-5 of it (largest just above
+    the switch, below the chunks' own error of 2e-4) and in constant time for the shapes to
+    10^10 of a bound of 10^12 (tests/models/test_passage.py
     measures both against SciPy's ``gammainc``). Hand-written rather than SciPy's
     ``gammainc``: importing ``scipy.special`` takes 0.4 to 0.6 s, the whole budget of
     ``python -m queuetune size``; and the calculator's JavaScript follows it step by step."""
