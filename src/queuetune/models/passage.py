@@ -856,14 +856,19 @@ def _narrow_chunks(mix: _Mixture, first: float) -> tuple[np.ndarray, np.ndarray,
         a = mix.wait_weight
         heavy = np.flatnonzero(a[int(first):] >= math.exp(-BLOCK_SPAN) * a[int(first):].max())
         lo, hi = int(first) + int(heavy[0]), int(first) + int(heavy[-1]) + 1
-        j1 = np.arange(explicit, dtype=np.float64) + 1.0
-        for start, stop in _chunk_bounds(lo, hi, spread, from_top=a[hi - 1] >= a[lo]):
-            w = float(a[start:stop].sum())
-            if w > 0:
-                mean = float((a[start:stop] * j1[start:stop]).sum()) / w
-                weights.append(w)
-                level.append(mean)
-                variance.append(float((a[start:stop] * (j1[start:stop] - mean) ** 2).sum()) / w)
+        j1 = np.arange(lo, hi, dtype=np.float64) + 1.0
+        part = a[lo:hi]
+        starts = np.array(sorted(start for start, _ in _chunk_bounds(
+            lo, hi, spread, from_top=a[hi - 1] >= a[lo]))) - lo
+        w = np.add.reduceat(part, starts)
+        on = w > 0
+        safe = np.where(on, w, 1.0)
+        mean = np.add.reduceat(part * j1, starts) / safe
+        each = np.repeat(mean, np.diff(np.append(starts, hi - lo)))  # its chunk's mean
+        dev = np.add.reduceat(part * (j1 - each) ** 2, starts) / safe
+        weights += w[on].tolist()
+        level += mean[on].tolist()
+        variance += dev[on].tolist()
     if mix.block_log_first is not None:
         i0 = max(0.0, first - explicit)
         end = mix.block_length
