@@ -15,8 +15,17 @@ the relative error of each fast percentile. Writes
   (median, 95th percentile, largest, and the configuration where it is largest), overall and
   by group, and the time per computation of the fast method at 256 processors.
 
-Usage: ``python scripts/validate_percentiles.py [--size N] [--seed S] [--tables-only]``. The
-sample is drawn from a fixed seed, so the table is the same on every run (the times are not).
+* ``results/validation_percentiles_overload.csv`` - past saturation (open arrivals 1.1 to 3
+  times ``X_in(T)``, ``B - T`` admitted requests waiting for a thread, ``B`` from a longest
+  response of 1 to 60 s): the exact, fast and simulated percentiles, and the fast method's
+  before the narrow waits were evaluated in the time domain (the Euler inversion alone, and
+  whether the rule of ``FAST_UNRESOLVED`` refused it); summarized in the Markdown file.
+
+Usage: ``python scripts/validate_percentiles.py [--size N] [--seed S] [--tables-only]
+[--fast-only]``. ``--fast-only`` recomputes the fast percentiles of the stored sample (the
+exact ones, whose code did not change, are read from the stored CSV) and runs the overload
+sample. The samples are drawn from fixed seeds, so the tables are the same on every run (the
+times are not). A percentile that is not a number (NaN, None) is counted, never compared.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from queuetune.models.passage import (
     tagged_state_count,
 )
 from queuetune.models.thread_pool_chain import state_count
+from queuetune.simulation import simulate_thread_pool
 from queuetune.sizing import holders_throughput
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,12 +190,18 @@ def error_table(rows: list[dict]) -> pd.DataFrame:
         if not chosen:
             continue
         for name in NAMES:
-            err = np.abs([r[f"err_{name}"] for r in chosen])
-            worst = chosen[int(np.argmax(err))]
-            out.append({"band": label, "percentile": name, "configs": len(chosen),
-                        "median": float(np.median(err)),
-                        "p95": float(np.quantile(err, 0.95)), "max": float(err.max()),
-                        "worst": describe(worst)})
+            err = np.abs(np.array([r[f"err_{name}"] for r in chosen], dtype=np.float64))
+            given = np.isfinite(err)
+            row = {"band": label, "percentile": name, "configs": len(chosen),
+                   "missing": int((~given).sum())}
+            if given.any():
+                worst = chosen[int(np.flatnonzero(given)[np.argmax(err[given])])]
+                row.update(median=float(np.median(err[given])),
+                           p95=float(np.quantile(err[given], 0.95)),
+                           max=float(err[given].max()), worst=describe(worst))
+            else:
+                row.update(median=math.nan, p95=math.nan, max=math.nan, worst="")
+            out.append(row)
     return pd.DataFrame(out)
 
 
@@ -223,7 +239,8 @@ def timing_256(repeats: int = 20) -> dict:
             "fast_s": best_fast, "total_s": best_total}
 
 
-def markdown(table: pd.DataFrame, rows: pd.DataFrame, timing: dict, stiff: int) -> str:
+def markdown(table: pd.DataFrame, rows: pd.DataFrame, timing: dict, stiff: int,
+             overload: pd.DataFrame | None = None) -> str:
     little = float(np.max(np.abs(rows["mean_exact"] / rows["R_exact"] - 1)))
     lines = [
         "# Percentiles of the response time: fast method against the exact chain", "",
@@ -234,11 +251,12 @@ def markdown(table: pd.DataFrame, rows: pd.DataFrame, timing: dict, stiff: int) 
         f"needs more than {WORK:g} multiply-adds of uniformization (rates far apart: listed in "
         "`results/validation_percentiles_stiff.csv`). "
         "Absolute relative error of the fast percentile:", "",
-        "| group | percentile | configs | median | 95th percentile | largest | where largest |",
-        "|---|---|---|---|---|---|---|",
+        "| group | percentile | configs | none given | median | 95th percentile | largest "
+        "| where largest |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for _, d in table.iterrows():
-        lines.append(f"| {d['band']} | {d['percentile']} | {d['configs']} | "
+        lines.append(f"| {d['band']} | {d['percentile']} | {d['configs']} | {d['missing']} | "
                      f"{d['median']:.3g} | {d['p95']:.3g} | {d['max']:.3g} | {d['worst']} |")
     lines += [
         "", f"Largest error of the whole sample: {table['max'].max():.3g} (bound "
@@ -252,23 +270,249 @@ def markdown(table: pd.DataFrame, rows: pd.DataFrame, timing: dict, stiff: int) 
         f"`thread_pool(method='fes')` with the percentiles {timing['total_s'] * 1e3:.1f} ms "
         "(best of 20, Python, on the shared 2-core machine of this run).", "",
     ]
+    if overload is not None:
+        lines += overload_markdown(overload)
+    large_csv = RESULTS / "validation_percentiles_large.csv"
+    if large_csv.exists():
+        lines += large_markdown(pd.read_csv(large_csv))
     return "\n".join(lines)
+
+
+#: The overload sample: past saturation, B from a longest response of 1 to 60 s.
+OVERLOAD_SIZE = 30
+OVERLOAD_SEED = 20_261_203
+#: Largest tagged chain of the overload sample.
+MAX_OVERLOAD_TAGGED = 40_000
+#: The rule before the narrow waits were evaluated in the time domain: no quantile when the
+#: waits of shape above FAST_SHAPE_LIMIT weighed more than this.
+FAST_UNRESOLVED = 1e-4
+
+
+def overload_configurations(rng: np.random.Generator, size: int, *, waiting=(30, 250),
+                            max_tagged: float = MAX_OVERLOAD_TAGGED) -> list[dict]:
+    """Open servers past saturation (log-uniform unless said): processors 1..4, threads 1..4,
+    no pool or 1..T connections (one in two each), wait time 0.1 to 3 times the CPU time,
+    arrivals 1.1 to 3 times ``X_in(T)`` (uniform), the longest response ``R`` 1 to 60 s and
+    ``B - T`` of ``waiting`` (default 30 to 250) waiting places (narrow waits: shapes of 30 to
+    250 and more); the CPU time is then the one that makes ``B = T + ceil(R X_in(T))``.
+    Configurations whose tagged chain exceeds ``max_tagged`` states are redrawn."""
+    out = []
+
+    def log_uniform(low, high):
+        return float(np.exp(rng.uniform(np.log(low), np.log(high))))
+
+    while len(out) < size:
+        p, T = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        C = None if rng.uniform() < 0.5 else int(rng.integers(1, T + 1))
+        ratio = log_uniform(0.1, 3.0)
+        longest = log_uniform(1.0, 60.0)
+        places = int(round(log_uniform(*waiting)))
+        load = float(rng.uniform(1.1, 3.0))
+        unit = float(holders_throughput(processors=p, cpu_time=1.0, wait_time=ratio,
+                                        connections=C, holders=T)[T])  # X_in(T) at 1 s
+        cpu = unit * longest / (places - 0.5)
+        x = unit / cpu
+        B = T + math.ceil(longest * x)
+        tagged = tagged_state_count(top=B, threads=T, connections=T if C is None else C,
+                                    two_phases=True, has_cpu=True)
+        if tagged > max_tagged:
+            continue
+        out.append({"workload": "open", "clients": None, "capacity": B, "threads": T,
+                    "processors": p, "connections": C, "cpu_time": cpu,
+                    "wait_time": cpu * ratio, "think_time": None, "arrival_rate": load * x,
+                    "load": load, "binding": "threads", "longest": longest,
+                    "tagged_states": tagged})
+    return out
+
+
+def measure_overload(r: dict, *, seed: int, exact: bool = True) -> dict:
+    """Exact (unless ``exact=False``), fast, the fast method before (the Euler inversion
+    alone; refused or not by the former rule) and simulated percentiles (5 replications of
+    20,000 completions, after the waiting places have filled)."""
+    kw = model_arguments(r)
+    if exact:
+        row = measure(r)  # exact and fast, their errors
+    else:  # too large for the exact chain: the simulation is the reference
+        fast_q = thread_pool(**kw, method="fes").response_time_quantile(PERCENTILES)
+        row = dict(r, **{f"{n}_fast": float(f) for n, f in zip(NAMES, fast_q, strict=True)})
+    built = []
+    make = passage._mixture
+
+    def keep(*args, **kwargs):
+        built.append(make(*args, **kwargs))
+        return built[-1]
+
+    passage._mixture, limit = keep, passage.FAST_SHAPE_LIMIT
+    try:
+        thread_pool(**kw, method="fes").response_time_quantile(PERCENTILES)
+        row["refused_before"] = bool(built[-1].unresolved() > FAST_UNRESOLVED)
+        passage.FAST_SHAPE_LIMIT = 1e150  # every level to the Euler inversion
+        euler = thread_pool(**kw, method="fes").response_time_quantile(PERCENTILES)
+    finally:
+        passage._mixture, passage.FAST_SHAPE_LIMIT = make, limit
+    # 20,000 completions per replication, after a warm-up that fills the B - T waiting
+    # places (at lambda - X_in(T): R / (load - 1)) twice, and one longest response more
+    completions = r["arrival_rate"] / r["load"]
+    warmup = r["longest"] * (1.0 + 2.0 / (r["load"] - 1.0))
+    sim = simulate_thread_pool(**kw, percentiles=True, seed=seed, processor_sharing=True,
+                               horizon=warmup + 20_000 / completions, warmup=warmup,
+                               replications=5)
+    for name, f in zip(NAMES, euler, strict=True):
+        key = f"response_time_{name}"
+        row[f"{name}_euler"] = float(f)
+        row[f"{name}_before"] = math.nan if row["refused_before"] else float(f)
+        row[f"{name}_sim"] = float(sim.estimate[key])
+        row[f"{name}_sim_half"] = float(sim.half_width(key))
+        row[f"err_{name}_sim"] = float(row[f"{name}_fast"] / sim.estimate[key] - 1)
+        row[f"err_{name}_euler_sim"] = float(f / sim.estimate[key] - 1)
+        row[f"in_ci_{name}_fast"] = bool(sim.contains(key, row[f"{name}_fast"]))
+        if exact:
+            row[f"err_{name}_euler"] = float(f / row[f"{name}_exact"] - 1)
+            row[f"in_ci_{name}_exact"] = bool(sim.contains(key, row[f"{name}_exact"]))
+    return row
+
+
+def overload_markdown(frame: pd.DataFrame) -> list[str]:
+    def stats(values) -> str:
+        v = np.abs(np.asarray(values, dtype=np.float64))
+        v = v[np.isfinite(v)]
+        return (f"{np.median(v):.3g} | {np.quantile(v, 0.95):.3g} | {v.max():.3g}"
+                if v.size else "- | - | -")
+
+    lines = [
+        "## Past saturation: narrow waits", "",
+        f"{len(frame)} open servers past saturation (seed {OVERLOAD_SEED}, "
+        "`overload_configurations`): arrivals 1.1 to 3 times `X_in(T)`, B from a longest "
+        f"response of 1 to 60 s (B from {frame['capacity'].min()} to "
+        f"{frame['capacity'].max()}). Absolute relative error of each percentile: the fast "
+        "method now (narrow waits in the time domain), the Euler inversion alone (before the "
+        "rule), and before (the rule refused "
+        f"{int(frame['refused_before'].sum())} of {len(frame)}: no percentile there); against "
+        "the exact chain and against the simulation's estimate (5 replications of 20,000 "
+        "completions, processor sharing).", "",
+        "| percentile | against | method | median | 95th percentile | largest |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in NAMES:
+        exact = frame[f"{name}_exact"]
+        lines.append(f"| {name} | exact | fast (now) | {stats(frame[f'err_{name}'])} |")
+        lines.append(f"| {name} | exact | Euler alone | "
+                     f"{stats(frame[f'{name}_euler'] / exact - 1)} |")
+        lines.append(f"| {name} | exact | before (refused rows left out) | "
+                     f"{stats(frame[f'{name}_before'] / exact - 1)} |")
+        lines.append(f"| {name} | simulation | fast (now) | {stats(frame[f'err_{name}_sim'])} |")
+        lines.append(f"| {name} | simulation | exact | "
+                     f"{stats(exact / frame[f'{name}_sim'] - 1)} |")
+    inside = {n: int(frame[f"in_ci_{n}_exact"].sum()) for n in NAMES}
+    lines += ["", "The exact percentile lies in the simulation's 95 % interval in "
+              + ", ".join(f"{inside[n]} of {len(frame)} ({n})" for n in NAMES) + ".", ""]
+    return lines
+
+
+def run_overload() -> pd.DataFrame:
+    passage.MAX_UNIFORMIZATION_WORK = WORK
+    rng = np.random.default_rng(OVERLOAD_SEED)
+    rows = []
+    while len(rows) < OVERLOAD_SIZE:
+        r = overload_configurations(rng, 1)[0]
+        try:
+            rows.append(measure_overload(r, seed=len(rows)))
+        except StiffChain:
+            continue
+        print(f"overload {len(rows)}/{OVERLOAD_SIZE}", flush=True)
+    frame = pd.DataFrame(rows)
+    frame.to_csv(RESULTS / "validation_percentiles_overload.csv", index=False,
+                 float_format="%.17g")
+    return frame
+
+
+#: The large-B sample: too large for the exact chain, against the simulation only.
+LARGE_SIZE = 6
+LARGE_SEED = 20_261_204
+
+
+def run_large() -> pd.DataFrame:
+    rng = np.random.default_rng(LARGE_SEED)
+    rows = []
+    for i, r in enumerate(overload_configurations(rng, LARGE_SIZE, waiting=(500, 3000),
+                                                  max_tagged=math.inf)):
+        rows.append(measure_overload(r, seed=i, exact=False))
+        print(f"large {len(rows)}/{LARGE_SIZE}", flush=True)
+    frame = pd.DataFrame(rows)
+    frame.to_csv(RESULTS / "validation_percentiles_large.csv", index=False,
+                 float_format="%.17g")
+    return frame
+
+
+def large_markdown(frame: pd.DataFrame) -> list[str]:
+    lines = [
+        "## Past saturation with a large B: against the simulation", "",
+        f"{len(frame)} servers as above but with 500 to 3,000 places waiting for a thread "
+        f"(seed {LARGE_SEED}; B from {frame['capacity'].min()} to {frame['capacity'].max()}, "
+        "too large for the exact chain): the fast method now and the Euler inversion alone "
+        f"against the simulation (the former rule refused {int(frame['refused_before'].sum())} "
+        f"of {len(frame)}). Absolute relative error:", "",
+        "| percentile | method | median | 95th percentile | largest | within the simulation's "
+        "95 % interval |", "|---|---|---|---|---|---|"]
+    for name in NAMES:
+        for label, column in (("fast (now)", f"err_{name}_sim"),
+                              ("Euler alone", f"err_{name}_euler_sim")):
+            v = np.abs(frame[column].to_numpy(dtype=np.float64))
+            inside = (f"{int(frame[f'in_ci_{name}_fast'].sum())} of {len(frame)}"
+                      if label.startswith("fast") else "")
+            lines.append(f"| {name} | {label} | {np.median(v):.3g} | "
+                         f"{np.quantile(v, 0.95):.3g} | {v.max():.3g} | {inside} |")
+    return lines + [""]
+
+
+def refresh_fast(frame: pd.DataFrame) -> pd.DataFrame:
+    """The stored sample with its fast percentiles computed again (the exact ones read)."""
+    out = frame.copy()
+    for i, r in enumerate(frame.to_dict("records")):
+        kw = model_arguments({k: (None if isinstance(v, float) and math.isnan(v) and k in (
+            "threads", "connections", "clients", "think_time", "arrival_rate") else v)
+            for k, v in r.items()})
+        for key in ("threads", "connections", "clients"):
+            if kw.get(key) is not None:
+                kw[key] = int(kw[key])
+        fast_q = thread_pool(**kw, method="fes").response_time_quantile(PERCENTILES)
+        for name, f in zip(NAMES, fast_q, strict=True):
+            out.loc[i, f"{name}_fast"] = float(f)
+            out.loc[i, f"err_{name}"] = float(f / r[f"{name}_exact"] - 1)
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=SIZE)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--fast-only", action="store_true",
+                        help="recompute the fast percentiles of the stored sample and run the "
+                             "overload sample")
+    parser.add_argument("--large", action="store_true",
+                        help="run the large-B sample against the simulation, then rewrite the "
+                             "summary from the stored CSV files")
     parser.add_argument("--tables-only", action="store_true",
                         help="rewrite the Markdown summary from the stored CSV files (and time "
                              "the 256-processor case again) without solving the sample")
     args = parser.parse_args()
-    if args.tables_only:
+    overload_csv = RESULTS / "validation_percentiles_overload.csv"
+    if args.large:
+        run_large()
+        args.tables_only = True
+    if args.tables_only or args.fast_only:
         frame = pd.read_csv(RESULTS / "validation_percentiles.csv")
         stiff = pd.read_csv(RESULTS / "validation_percentiles_stiff.csv")
+        if args.fast_only:
+            frame = refresh_fast(frame)
+            frame.to_csv(RESULTS / "validation_percentiles.csv", index=False,
+                         float_format="%.17g")
+            overload = run_overload()
+        else:
+            overload = pd.read_csv(overload_csv) if overload_csv.exists() else None
         table = error_table(frame.to_dict("records"))
         (RESULTS / "validation_percentiles.md").write_text(
-            markdown(table, frame, timing_256(), len(stiff)))
+            markdown(table, frame, timing_256(), len(stiff), overload))
         print(table.to_string())
         return
     passage.MAX_UNIFORMIZATION_WORK = WORK
@@ -293,7 +537,7 @@ def main() -> None:
     table = error_table(rows)
     timing = timing_256()
     (RESULTS / "validation_percentiles.md").write_text(markdown(table, frame, timing,
-                                                                len(stiff)))
+                                                                len(stiff), run_overload()))
     print(table.to_string())
 
 

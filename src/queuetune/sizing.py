@@ -70,6 +70,7 @@ from .models.flow_equivalent import (  # the one home of the thread holders' thr
     Holders,
     holders_throughput,
 )
+from .models.passage import geometric_sums  # NumPy only (SciPy is imported by the exact method)
 
 __all__ = [
     "LIMITS", "TRIM", "CONVERGED", "MAX_HOLDERS", "TAIL", "HEADROOM", "MULTIPLES",
@@ -122,24 +123,6 @@ def _weights(log_w: np.ndarray, top: float | None = None) -> np.ndarray:
     return np.where(shifted > -700.0, np.exp(np.maximum(shifted, -700.0)), 0.0)
 
 
-def _geometric(log_r: float, n: float) -> tuple[float, float]:
-    """(log S0, S1/S0) of S0 = sum_{j=0}^{n} r^j, S1 = sum j r^j (n may be inf when r < 1)."""
-    x = log_r
-    if n == 0:
-        return 0.0, 0.0
-    if math.isinf(n):
-        return -math.log(-math.expm1(x)), 1.0 / math.expm1(-x)
-    if abs(x) * (n + 1) < 1e-4:
-        return (math.log(n + 1) + x * n / 2 + x * x * n * (n + 2) / 24,
-                n / 2 + x * n * (n + 2) / 12)
-    if x > 0:
-        log_s0, mean = _geometric(-x, n)
-        return n * x + log_s0, n - mean
-    log_s0 = math.log(-math.expm1((n + 1) * x)) - math.log(-math.expm1(x))
-    far = -(n + 1) * x > 700  # r^(n+1) below 1e-304: the series is summed to infinity
-    return log_s0, 1.0 / math.expm1(-x) - (0.0 if far else (n + 1) / math.expm1(-(n + 1) * x))
-
-
 def _open(h: Holders, s: _Setting, rate: float) -> ServerState:
     T, B = s.threads, s.capacity
     if T is None:
@@ -153,7 +136,7 @@ def _open(h: Holders, s: _Setting, rate: float) -> ServerState:
     lw = np.concatenate([[0.0], np.cumsum(np.log(rate / x[1:]))])  # log w(0..n0)
     log_r = math.log(rate / top_rate)
     tail = math.inf if B is None else B - n0
-    log_s0, mean = _geometric(log_r, tail)
+    log_s0, mean = geometric_sums(log_r, tail)
     head = lw[:-1]
     block = lw[-1] + log_s0
     top = max(float(head.max()) if len(head) else -math.inf, block)
@@ -524,9 +507,7 @@ def size(*, processors: int, cpu_time: float, wait_time: float,
     if objective is not None:
         objective["p99_at_peak"] = at_peak["response_time_p99"]
     warnings = _warnings(p, s_c, s_w, h, plan, at_peak, multiple, resource, yours,
-                         objective, given_pool=C) + _unresolved(loads, "")
-    if yours is not None:
-        warnings += _unresolved(yours["loads"], "with your settings, ")
+                         objective, given_pool=C)
     return Sizing(
         inputs=inputs, headroom=h, processors_needed=plan["processors_needed"],
         threads=plan["threads"], connections=plan["connections"], capacity=plan["capacity"],
@@ -572,8 +553,7 @@ def _scaled(rate, K, multiple: float):
 def _row(h: Holders, setting: _Setting, rate, K, Z, multiple: float) -> dict:
     r, k = _scaled(rate, K, multiple)
     st = _measure(h, setting, r, k, Z)
-    # NaN: the fast method does not resolve the waits (passage.FAST_UNRESOLVED): None
-    p50, p95, p99 = (None if math.isnan(v) else v for v in percentiles(h, setting, r, k, Z))
+    p50, p95, p99 = percentiles(h, setting, r, k, Z)
     return {"multiple": multiple, "arrival_rate": r, "clients": k,
             "throughput": st.throughput, "response_time": st.response_time,
             "response_time_p50": p50, "response_time_p95": p95, "response_time_p99": p99,
@@ -588,9 +568,10 @@ def percentiles(h: Holders, setting: _Setting, rate, K, Z, probabilities=(0.5, 0
     ``n < B``; closed: ``(K - n) pi(n)``; ``Z = 0``: a departure's level ``B - 1``). Open
     arrivals past ``min(T, B)`` form a geometric series (ratio ``lambda/X_in(T)``, up to ``B - 1``
     or without end), passed as the fast method's geometric tail and summed in closed form.
-    An open load that is not stable (``B`` unbounded) has infinite percentiles. Where the
-    waits for a thread are too narrow for the fast method (``passage.FAST_UNRESOLVED``) the
-    percentiles are NaN (None in the sizing's rows, with a warning)."""
+    An open load that is not stable (``B`` unbounded) has infinite percentiles. Past
+    saturation with a large ``B`` nearly every admitted request waits about ``B / X_in(T)``,
+    a narrow wait the fast method evaluates in the time domain (``passage._narrow_chunks``):
+    every row has its percentiles."""
     from .models import passage  # NumPy only: the exact method's SciPy is not imported
 
     T, B = setting.threads, setting.capacity
@@ -753,8 +734,8 @@ def _g4(x: float) -> str:
     return str(int(v)) if v.is_integer() and abs(v) < 1e21 else repr(v)
 
 
-def _ms(x: float | None) -> str:
-    return "p99 not resolved" if x is None else f"{_g4(1000 * x)} ms"  # None: _unresolved
+def _ms(x: float) -> str:
+    return f"{_g4(1000 * x)} ms"
 
 
 def _too_many_threads(what: str) -> ValueError:
@@ -807,16 +788,6 @@ def _peak_threads(h: Holders, rate, K, Z, tol) -> int | None:
     if hi > LIMITS["threads"][1]:
         raise _too_many_threads("answering the load in time")
     return hi
-
-
-def _unresolved(loads: list[dict], whose: str) -> list[str]:
-    """The warning for the rows whose percentiles the fast method does not give (None)."""
-    gone = [_g4(row["multiple"]) + "×" for row in loads if row["response_time_p99"] is None]
-    if not gone:
-        return []
-    return [f"{whose}no p50, p95 or p99 at {', '.join(gone)} the peak: nearly every admitted "
-            "request waits about the same long time for a thread, which the fast method's "
-            "inversion does not resolve; the response time is then close to its mean"]
 
 
 def _warnings(p, s_c, s_w, headroom, plan, at_peak, multiple, resource, yours, objective,

@@ -403,39 +403,221 @@
     return [held[0] + pw[0], held[1] + pw[1]];
   };
 
-  // the weight of the waits too narrow to invert: passage.py's _Mixture.unresolved()
-  var FAST_SHAPE_LIMIT = 100, FAST_UNRESOLVED = 1e-4;
-  Mixture.prototype.unresolved = function () {
+  // The narrow waits (passage.py's _Mixture.first_narrow, _narrow_chunks, _gamma_cdf): the
+  // levels whose W_j + H(T) is narrower than a gamma of shape FAST_SHAPE_LIMIT leave the
+  // transform and are evaluated in the time domain, in chunks of levels, each a shifted gamma
+  // of their mean, variance and third central moment.
+  var FAST_SHAPE_LIMIT = 100, NARROW_CHUNKS = 256, BLOCK_SPAN = 40, CUBE_ROOT_SHAPE = 100;
+  var GAMMA_TERMS = 2000;
+  Mixture.prototype.holdingMoments = function () {
     var whole = Math.floor(this.waitRel), part = this.waitRel - whole;
     var m = this.waitRc + this.sw + this.waitRel * this.release;
     var v = this.waitRc * this.waitRc + this.sw * this.sw +
       (this.waitRel + part * (1 - part)) * this.release * this.release;
+    return [m, v];
+  };
+  Mixture.prototype.holdingSkew = function () {
+    var whole = Math.floor(this.waitRel), f = this.waitRel - whole;
+    return 2 * Math.pow(this.waitRc, 3) + 2 * Math.pow(this.sw, 3) +
+      (2 * whole + 6 * f - 6 * f * f + 2 * Math.pow(f, 3)) * Math.pow(this.release, 3);
+  };
+  Mixture.prototype.firstNarrow = function () {
+    var mv = this.holdingMoments(), m = mv[0], v = mv[1], first;
     var b = 2 * m - FAST_SHAPE_LIMIT / (this.rate * this.shape);
-    var c = m * m - FAST_SHAPE_LIMIT * v, first;
+    var c = m * m - FAST_SHAPE_LIMIT * v;
     if (c >= 0) first = 0;
     else first = Math.floor(this.rate * (-b + Math.sqrt(b * b - 4 * c)) / 2);
-    first = Math.min(first, this.wait.length + (this.block === null ? 0 : this.block.length));
-    var out = 0, j;
-    for (j = first; j < this.wait.length; j++) out += this.wait[j];
-    if (this.block !== null) {
-      var start = Math.max(0, first - this.wait.length);
-      if (start < this.block.length) {
-        var logR = Math.log(this.block.ratio);
-        var g = geometric(logR, this.block.length - 1 - start);
-        out += Math.exp(this.block.logFirst + start * logR + g[0]);
-      }
-    }
-    return out;
+    return Math.min(first, this.wait.length + (this.block === null ? 0 : this.block.length));
   };
 
-  Mixture.prototype.cdf = function (t) {
-    if (t <= 0) return 0;
+  function geometricMoments(x, n) {  // passage.py's geometric_moments: [log S0, mean, var]
+    if (n === 1) return [0, 0, 0];
+    if (n === Infinity) {
+      var sh = Math.sinh(-x / 2);
+      return [-Math.log(-Math.expm1(x)), 1 / Math.expm1(-x), 0.25 / (sh * sh)];
+    }
+    if (Math.abs(x) * n < 1e-3) {
+      return [Math.log(n) + x * (n - 1) / 2 + x * x * (n * n - 1) / 24,
+              (n - 1) / 2 + x * (n * n - 1) / 12, (n * n - 1) / 12];
+    }
+    if (x > 0) {
+      var g = geometricMoments(-x, n);
+      return [(n - 1) * x + g[0], n - 1 - g[1], g[2]];
+    }
+    var u = -x, far = n * u > 700;
+    var logS0 = Math.log(-Math.expm1(n * x)) - Math.log(-Math.expm1(x));
+    var mean = 1 / Math.expm1(u) - (far ? 0 : n / Math.expm1(n * u));
+    var s1 = Math.sinh(u / 2), s2 = far ? 0 : Math.sinh(n * u / 2);
+    var variance = 0.25 / (s1 * s1) - (far ? 0 : 0.25 * n * n / (s2 * s2));
+    return [logS0, mean, variance];
+  }
+
+  function chunkBounds(lo, hi, spread, fromTop) {  // passage.py's _chunk_bounds
+    var n = hi - lo, step = spread, out = [], c;
+    while (n / step > NARROW_CHUNKS) step *= 2;
+    var count = Math.ceil(n / step);
+    for (c = 0; c < count; c++) {
+      out.push(fromTop ? [Math.max(lo, hi - (c + 1) * step), hi - c * step]
+                       : [lo + c * step, Math.min(hi, lo + (c + 1) * step)]);
+    }
+    return out;
+  }
+
+  function narrowChunks(mix, first) {  // passage.py's _narrow_chunks
+    var mh = mix.holdingMoments(), g = mix.shape, X = mix.rate;
+    var spread = Math.max(1, Math.floor(Math.sqrt((first + 1) / g)));
+    var weights = [], level = [], variance = [], explicit = mix.wait.length, i, j, k;
+    if (first < explicit) {
+      var a = mix.wait, f0 = first, top = 0;
+      for (j = f0; j < explicit; j++) if (a[j] > top) top = a[j];
+      var limit = Math.exp(-BLOCK_SPAN) * top, lo = -1, hi = -1;
+      for (j = f0; j < explicit; j++) if (a[j] >= limit) { if (lo < 0) lo = j; hi = j + 1; }
+      var bounds = chunkBounds(lo, hi, spread, a[hi - 1] >= a[lo]);
+      for (k = 0; k < bounds.length; k++) {
+        var w = 0, s1 = 0;
+        for (j = bounds[k][0]; j < bounds[k][1]; j++) { w += a[j]; s1 += a[j] * (j + 1); }
+        if (w > 0) {
+          var mean = s1 / w, dev = 0;
+          for (j = bounds[k][0]; j < bounds[k][1]; j++) dev += a[j] * (j + 1 - mean) * (j + 1 - mean);
+          weights.push(w); level.push(mean); variance.push(dev / w);
+        }
+      }
+    }
+    if (mix.block !== null) {
+      var i0 = Math.max(0, first - explicit), end = mix.block.length;
+      var logR = Math.log(mix.block.ratio);
+      if (logR > 0 && (end - i0) * logR > BLOCK_SPAN) i0 = end - Math.ceil(BLOCK_SPAN / logR);
+      else if (logR < 0 && (end - i0) * -logR > BLOCK_SPAN) end = i0 + Math.ceil(BLOCK_SPAN / -logR);
+      var bb = chunkBounds(i0, end, spread, logR >= 0);
+      for (k = 0; k < bb.length; k++) {
+        var gm = geometricMoments(logR, bb[k][1] - bb[k][0]);
+        var wb = Math.exp(mix.block.logFirst + bb[k][0] * logR + gm[0]);
+        if (wb > 0) { weights.push(wb); level.push(explicit + bb[k][0] + gm[1] + 1); variance.push(gm[2]); }
+      }
+    }
+    var skew = mix.holdingSkew(), out = { weight: [], shift: [], shape: [], mean: [] };
+    for (i = 0; i < weights.length; i++) {
+      var m = level[i] / X + mh[0];
+      var v = (level[i] / g + variance[i]) / (X * X) + mh[1];
+      var third = (2 * level[i] / (g * g) + 3 * variance[i] / g) / (X * X * X) + skew;
+      var gmean = 2 * v * v / third;
+      out.weight.push(weights[i]); out.shift.push(m - gmean);
+      out.shape.push(4 * v * v * v / (third * third)); out.mean.push(gmean);
+    }
+    return out;
+  }
+
+  // erfc and log-gamma by hand: JavaScript's Math has neither. erfc is Cephes' ndtr.c (as in
+  // SciPy: rational approximations, 1e-14 relative); lgamma Stirling's series from 10 on
+  // (its sixth term below 2e-14) after the recurrence.
+  var ERFC_P = [2.46196981473530512524E-10, 5.64189564831068821977E-1, 7.46321056442269912687E0,
+    4.86371970985681366614E1, 1.96520832956077098242E2, 5.26445194995477358631E2,
+    9.34528527171957607540E2, 1.02755188689515710272E3, 5.57535335369399327526E2];
+  var ERFC_Q = [1.32281951154744992508E1, 8.67072140885989742329E1, 3.54937778887819891062E2,
+    9.75708501743205489753E2, 1.82390916687909736289E3, 2.24633760818710981792E3,
+    1.65666309194161350182E3, 5.57535340817727675546E2];
+  var ERFC_R = [5.64189583547755073984E-1, 1.27536670759978104416E0, 5.01905042251180477414E0,
+    6.16021097993053585195E0, 7.40974269950448939160E0, 2.97886665372100240670E0];
+  var ERFC_S = [2.26052863220117276590E0, 9.39603524938001434673E0, 1.20489539808096656605E1,
+    1.70814450747565897222E1, 9.60896809063285878198E0, 3.36907645100081516050E0];
+  var ERF_T = [9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
+    7.00332514112805075473E3, 5.55923013010394962768E4];
+  var ERF_U = [3.35617141647503099647E1, 5.21357949780152679795E2, 4.59432382970980127987E3,
+    2.26290000613890934246E4, 4.92673942608635921086E4];
+  function polevl(x, c) { var a = c[0]; for (var i = 1; i < c.length; i++) a = a * x + c[i]; return a; }
+  function p1evl(x, c) { var a = x + c[0]; for (var i = 1; i < c.length; i++) a = a * x + c[i]; return a; }
+  function erf(x) {
+    if (x < 0) return -erf(-x);
+    if (x > 1) return 1 - erfc(x);
+    var z = x * x;
+    return x * polevl(z, ERF_T) / p1evl(z, ERF_U);
+  }
+  function erfc(a) {
+    var x = Math.abs(a);
+    if (x < 1) return 1 - erf(a);
+    var z = -a * a;
+    if (z < -7.09782712893383996732E2) return a < 0 ? 2 : 0;
+    z = Math.exp(z);
+    var y = x < 8 ? z * polevl(x, ERFC_P) / p1evl(x, ERFC_Q)
+                  : z * polevl(x, ERFC_R) / p1evl(x, ERFC_S);
+    return a < 0 ? 2 - y : y;
+  }
+  function lgamma(a) {  // a > 0
+    var shift = 0;
+    while (a < 10) { shift -= Math.log(a); a += 1; }
+    var z = 1 / (a * a);
+    var series = (1 / 12 - z * (1 / 360 - z * (1 / 1260 - z * (1 / 1680 - z / 1188)))) / a;
+    return shift + (a - 0.5) * Math.log(a) - a + 0.5 * Math.log(2 * Math.PI) + series;
+  }
+
+  function gammaCdf(k, x) {  // passage.py's _gamma_cdf, step by step
+    if (x <= 0) return 0;
+    if (k > CUBE_ROOT_SHAPE) {
+      var zz = 3 * Math.sqrt(k) * (Math.cbrt(x / k) - 1 + 1 / (9 * k));
+      return 0.5 * erfc(-zz / Math.sqrt(2));
+    }
+    var logFront = k * Math.log(x) - x - lgamma(k), i;
+    if (x < k + 1) {
+      var ap = k, term = 1 / k, total = term;
+      for (i = 0; i < GAMMA_TERMS; i++) {
+        ap += 1; term *= x / ap; total += term;
+        if (Math.abs(term) < Math.abs(total) * 1e-16) break;
+      }
+      return Math.min(total * Math.exp(logFront), 1);
+    }
+    var b = x + 1 - k, c = 1e300, d = 1 / b, h = d;
+    for (i = 1; i < GAMMA_TERMS; i++) {
+      var an = -i * (i - k);
+      b += 2;
+      d = an * d + b; if (!(Math.abs(d) > 1e-300)) d = 1e-300;
+      c = b + an / c; if (!(Math.abs(c) > 1e-300)) c = 1e-300;
+      d = 1 / d;
+      var delta = d * c;
+      h *= delta;
+      if (Math.abs(delta - 1) < 1e-16) break;
+    }
+    return Math.max(1 - Math.exp(logFront) * h, 0);
+  }
+
+  Mixture.prototype.split = function () {  // passage.py's _Mixture._split
+    if (this.splitCache) return this.splitCache;
+    var first = this.firstNarrow(), explicit = this.wait.length;
+    var end = explicit + (this.block === null ? 0 : this.block.length);
+    var resolved = this, chunks = { weight: [], shift: [], shape: [], mean: [] };
+    if (first < end) {
+      resolved = Object.create(Mixture.prototype);
+      for (var key in this) if (Object.prototype.hasOwnProperty.call(this, key)) resolved[key] = this[key];
+      if (first < explicit) {
+        resolved.wait = this.wait.subarray(0, first);
+        resolved.tailStart = Math.min(this.tailStart, first);
+        resolved.block = null;
+      } else if (first - explicit > 0) {
+        resolved.block = { logFirst: this.block.logFirst, ratio: this.block.ratio,
+                           length: first - explicit };
+      } else {
+        resolved.block = null;
+      }
+      chunks = narrowChunks(this, first);
+    }
+    this.splitCache = { resolved: resolved, chunks: chunks };
+    return this.splitCache;
+  };
+
+  Mixture.prototype.euler = function (t) {
     var value = 0;
     for (var k = 0; k < EULER.beta.length; k++) {  // Re(eta_k L(s_k) / s_k)
       var sr = EULER.beta[k][0] / t, si = EULER.beta[k][1] / t, L = this.transform([sr, si]);
       value += EULER.eta[k] * (L[0] * sr + L[1] * si) / (sr * sr + si * si);
     }
-    value /= t;
+    return value / t;
+  };
+
+  Mixture.prototype.cdf = function (t) {
+    if (t <= 0) return 0;
+    var sp = this.split(), ch = sp.chunks, value = sp.resolved.euler(t);
+    for (var i = 0; i < ch.weight.length; i++) {
+      if (t > ch.shift[i]) value += ch.weight[i] * gammaCdf(ch.shape[i], (t - ch.shift[i]) * ch.shape[i] / ch.mean[i]);
+    }
     return Math.min(Math.max(value, 0), 1);
   };
 
@@ -481,7 +663,6 @@
       if (v === undefined) { v = mix.cdf(t); cache.set(t, v); }
       return v;
     }
-    if (mix.unresolved() > FAST_UNRESOLVED) return probabilities.map(function () { return NaN; });
     var mean = mix.mean();
     return probabilities.map(function (q) {
       var high = mean;
@@ -705,9 +886,7 @@
 
   function row(h, T, B, rate, K, Z, multiple) {
     var load = scaled(rate, K, multiple), st = measure(h, T, B, load[0], load[1], Z);
-    var q = percentiles(h, T, B, load[0], load[1], Z).map(function (v) {
-      return isNaN(v) ? null : v;  // not resolved by the fast method: sizing.py's _row
-    });
+    var q = percentiles(h, T, B, load[0], load[1], Z);
     return { multiple: multiple, arrival_rate: load[0], clients: load[1],
              throughput: st.throughput, response_time: st.response_time,
              response_time_p50: q[0], response_time_p95: q[1], response_time_p99: q[2],
@@ -756,16 +935,7 @@
 
   function percent(x) { return (100 * x).toFixed(1) + "%"; }
   function g4(x) { return Number(x.toPrecision(4)).toString(); }
-  function ms(x) { return x === null ? "p99 not resolved" : g4(1000 * x) + " ms"; }
-
-  function unresolvedOf(loads, whose) {  // sizing.py's _unresolved
-    var gone = loads.filter(function (r) { return r.response_time_p99 === null; })
-      .map(function (r) { return g4(r.multiple) + "×"; });
-    if (!gone.length) return [];
-    return [whose + "no p50, p95 or p99 at " + gone.join(", ") + " the peak: nearly every admitted " +
-            "request waits about the same long time for a thread, which the fast method's " +
-            "inversion does not resolve; the response time is then close to its mean"];
-  }
+  function ms(x) { return g4(1000 * x) + " ms"; }
 
   function warningsOf(p, sc, sw, headroom, plan, atPeak, multiple, resource, yours, objective,
                       givenPool) {
@@ -898,9 +1068,7 @@
       max_response_time: rMax, max_response_origin: bound[1], origin_text: ORIGINS[bound[1]],
       loads: loads, double: loads[MULTIPLES.indexOf(2)], yours: yours, objective: objective,
       warnings: warningsOf(p, sc, sw, headroom, plan, atPeak, sat[0], sat[1], yours,
-                           objective, C).concat(unresolvedOf(loads, ""),
-                                                yours === null ? [] : unresolvedOf(
-                                                  yours.loads, "with your settings, ")),
+                           objective, C),
       holders: h
     };
   }

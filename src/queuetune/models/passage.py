@@ -70,31 +70,35 @@ algorithm) of the mixture's transform, and each quantile a root of it (Brent's m
 error against the exact method, over a random sample of the documented domain, is measured
 by ``scripts/validate_percentiles.py`` (``results/validation_percentiles.md``).
 
-**Where the fast method gives no quantile.** The Euler algorithm with ``M = 15`` in double
+**Narrow waits, in the time domain.** The Euler algorithm with ``M = 15`` in double
 precision resolves a distribution only as narrow as a gamma of shape about 100 (of a gamma of
 shape ``k``, F is within 6e-6 at ``k = 100``, 3e-4 and not monotone at ``k = 200``, 0.02 at
 ``k = 1,000``). Under overload with ``B`` much larger than ``T`` nearly every admitted request
-waits about ``B / X_in(T)`` for a thread, a wait of shape in the thousands: the inverted F
-is then wrong and not monotone (the 18-processor sizing of :mod:`queuetune.sizing` at 2× its
-peak: p99 = 83.5 s for a mean of 60.0 s). The criterion, deterministic: the levels ``j`` that
-wait whose ``W_j + H(T)`` has ``mean^2 > FAST_SHAPE_LIMIT variance`` (100: a squared
-coefficient of variation below 1/100, that of a gamma of shape above 100; the means and
-variances are the model's own, gamma wait and the phases of ``H(T)``) are unresolved, and when
-they weigh more than ``FAST_UNRESOLVED`` (1e-4) in all, :func:`fast_quantiles` returns NaN
-for every probability (the sizing shows no percentile there, with a warning). Measured on
-small overloaded servers against the exact method (``tests/models/test_passage.py``): where
-the criterion holds the fast quantiles are within 2 %; the three unresolved ones it refuses
-had errors of 3.7 % (p99) with the inversion, the 18-processor example 37 %. The criterion is
-conservative: of the 400 configurations of ``results/validation_percentiles.csv`` it refuses
-5 (threads bind, ``B / T`` from 56 to 114), whose inverted percentiles were within 1.7 % but
-one (7.9 %); the other 395 are unchanged (within 3e-9).
+waits about ``B / X_in(T)`` for a thread, a wait of shape in the thousands (the 18-processor
+sizing of :mod:`queuetune.sizing` at 2× its peak: shape about 10^4; the inversion gave p99 =
+83.5 s for a mean of 60.0 s). The levels ``j`` that wait whose ``W_j + H(T)`` has ``mean^2 >
+FAST_SHAPE_LIMIT variance`` (100; :meth:`_Mixture.first_narrow`, the levels above it are
+narrower still) are therefore taken out of the transform and evaluated in the time domain:
+grouped in chunks of consecutive levels (at most :data:`NARROW_CHUNKS`, each spanning about
+the standard deviation of its waits in levels, the caller's geometric block summed in closed
+form), each chunk a shifted gamma distribution of its mean, variance and third central moment
+(wait and ``H(T)``), its distribution function by Wilson and Hilferty's cube root. F is the
+sum of the Euler inversion of the other levels and of these chunks. Why this method: the
+transform of the narrow part does not factor into a wide part the inversion resolves and a
+narrow one (each level's wait is narrow and the levels may spread over the whole of ``[0,
+B / X_in(T)]`` near saturation), a larger ``M`` needs more than double precision (the
+calculator's JavaScript has only that) and its cost grows with the square root of the shape
+(10^10 levels for ``B`` up to 10^12), while the moments of every chunk are sums in closed form.
+Its error against a 60-digit Talbot inversion of the same transform (``mpmath``) is 2e-4 in F
+at shape 100, the worst case (``tests/models/test_passage.py``), and falls as the shape grows;
+against the exact chain and the simulation see ``results/validation_percentiles.md``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -589,7 +593,7 @@ class _Mixture:
         waiting = float(self.wait_weight.sum())
         queue = float((self.wait_weight * (j + 1)).sum()) / self.rate if waiting else 0.0
         if self.block_log_first is not None:
-            log_s0, index = _geometric_sums(math.log(self.block_ratio), self.block_length - 1)
+            log_s0, index = geometric_sums(math.log(self.block_ratio), self.block_length - 1)
             count = math.exp(self.block_log_first + log_s0)
             waiting += count
             queue += count * (self.wait_weight.size + 1 + index) / self.rate
@@ -657,51 +661,250 @@ class _Mixture:
         out[~grows] = np.exp(lead[~grows]) * np.expm1(lw[~grows]) / np.expm1(w[~grows])
         return out
 
-    def unresolved(self) -> float:
-        """The weight of the levels ``j`` that wait for a thread whose response time
-        ``W_j + H(T)`` has ``mean^2 > FAST_SHAPE_LIMIT variance`` (the shape of a gamma of the
-        same coefficient of variation above the limit): explicit levels, then the caller's
-        geometric block in closed form. With ``y = (j + 1) / X_in(T)``, ``m`` and ``v`` the
-        mean and variance of ``H(T)`` and ``K`` the limit, that is ``(y + m)^2 > K (y / (X_in(T)
-        g) + v)``: ``y`` above the larger root of ``y^2 + (2 m - K / (X_in(T) g)) y + m^2 - K v``
-        (every level when ``m^2 >= K v``, a holding time that narrow alone)."""
+    def _holding_moments(self) -> tuple[float, float]:
+        """Mean and variance of ``H(T)``, the holding time of those who waited for a thread
+        (its phases as in :func:`_holding_transform`)."""
         whole = math.floor(self.wait_releases)
         part = self.wait_releases - whole
         m = self.wait_r_c + self.wait_time + self.wait_releases * self.release_time
         v = (self.wait_r_c ** 2 + self.wait_time ** 2
              + (self.wait_releases + part * (1.0 - part)) * self.release_time ** 2)
+        return m, v
+
+    def _holding_skew(self) -> float:
+        """The third central moment of ``H(T)``: ``2 theta^3`` per exponential phase, and
+        ``theta^3 (6 f - 6 f^2 + 2 f^3)`` for the release waited for with probability ``f``."""
+        whole = math.floor(self.wait_releases)
+        f = self.wait_releases - whole
+        return (2.0 * self.wait_r_c ** 3 + 2.0 * self.wait_time ** 3
+                + (2.0 * whole + 6.0 * f - 6.0 * f * f + 2.0 * f ** 3) * self.release_time ** 3)
+
+    def first_narrow(self) -> float:
+        """The first level ``j`` that waits for a thread whose response time ``W_j + H(T)`` has
+        ``mean^2 > FAST_SHAPE_LIMIT variance`` (the shape of a gamma of the same coefficient of
+        variation above the limit; the levels above it are narrower still). With ``y = (j +
+        1) / X_in(T)``, ``m`` and ``v`` the mean and variance of ``H(T)`` and ``K`` the limit,
+        that is ``(y + m)^2 > K (y / (X_in(T) g) + v)``: ``y`` above the larger root of ``y^2 +
+        (2 m - K / (X_in(T) g)) y + m^2 - K v`` (every level when ``m^2 >= K v``, a holding
+        time that narrow alone). Capped at the number of waiting levels."""
+        m, v = self._holding_moments()
         b = 2.0 * m - FAST_SHAPE_LIMIT / (self.rate * self.shape)
         c = m * m - FAST_SHAPE_LIMIT * v
         if c >= 0:
             first = 0
         else:  # the first j with j + 1 > X_in(T) y+
             first = math.floor(self.rate * (-b + math.sqrt(b * b - 4.0 * c)) / 2.0)
-        first = int(min(first, self.wait_weight.size + self.block_length))
-        out = float(self.wait_weight[first:].sum())
+        block = 0.0 if self.block_log_first is None else self.block_length
+        return float(min(first, self.wait_weight.size + block))
+
+    def unresolved(self) -> float:
+        """The weight of the levels from :meth:`first_narrow` on: explicit levels, then the
+        caller's geometric block in closed form. These are the waits the Euler inversion does
+        not resolve; :meth:`cdf` evaluates them in the time domain (:func:`_narrow_chunks`)."""
+        first = self.first_narrow()
+        out = float(self.wait_weight[int(min(first, self.wait_weight.size)):].sum())
         if self.block_log_first is not None:
-            start = max(0, first - self.wait_weight.size)  # its index i within the block
+            start = max(0.0, first - self.wait_weight.size)  # its index i within the block
             if start < self.block_length:
                 log_r = math.log(self.block_ratio)
-                log_s0, _ = _geometric_sums(log_r, self.block_length - 1 - start)
+                log_s0, _ = geometric_sums(log_r, self.block_length - 1 - start)
                 out += math.exp(self.block_log_first + start * log_r + log_s0)
         return out
 
+    @cached_property
+    def _split(self) -> tuple[_Mixture, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(the mixture without its narrow levels, and the narrow levels' chunks: weights,
+        shifts, gamma shapes and means), see :func:`_narrow_chunks`."""
+        first = self.first_narrow()
+        explicit = self.wait_weight.size
+        if first >= explicit + (0.0 if self.block_log_first is None else self.block_length):
+            return self, *(np.zeros(0),) * 4
+        if first < explicit:
+            keep = int(first)
+            resolved = replace(self, wait_weight=self.wait_weight[:keep],
+                               tail_start=min(self.tail_start, keep),
+                               block_log_first=None, block_ratio=0.0, block_length=0.0)
+        else:
+            length = first - explicit
+            resolved = (replace(self, block_length=length) if length > 0 else
+                        replace(self, block_log_first=None, block_ratio=0.0, block_length=0.0))
+        return resolved, *_narrow_chunks(self, first)
+
+    def _euler(self, t: float) -> float:
+        s = _BETA / t
+        return float(np.real(_ETA * self.transform(s) / s).sum()) / t
+
     def cdf(self, t: float) -> float:
+        """P(R <= t): the Euler inversion of the levels it resolves, and the narrow waits
+        (from :meth:`first_narrow` on) in the time domain, each chunk a shifted gamma
+        distribution with their mean, variance and third moment (:func:`_narrow_chunks`)."""
         if t <= 0:
             return 0.0
-        s = _BETA / t
-        value = float(np.real(_ETA * self.transform(s) / s).sum()) / t
+        resolved, weight, shift, shape, mean = self._split
+        value = resolved._euler(t)
+        if weight.size:
+            value += _gamma_mixture_cdf(t, weight, shift, shape, mean)
         return min(max(value, 0.0), 1.0)
+
+
+#: The narrow waits are evaluated in at most this many chunks of consecutive levels (each
+#: level's wait a gamma; a chunk is one gamma of their mean and variance).
+NARROW_CHUNKS = 256
+#: Levels of a geometric block farther than this (in log of the weight) from its heaviest end
+#: weigh below e^-40 of it (4e-18) and are left out of the chunks.
+BLOCK_SPAN = 40.0
+
+
+#: Above this shape the gamma distribution function is Wilson and Hilferty's cube root
+#: (error below 6e-5 in F, 6e-6 from shape 1,000), at or below it the series or continued
+#: fraction (a few hundred terms in pure Python: the cube root keeps a sizing's narrow rows
+#: at a few milliseconds each).
+CUBE_ROOT_SHAPE = 100.0
+
+
+def _gamma_cdf(k: float, x: float) -> float:
+    """P(k, x), the regularized lower incomplete gamma function (a gamma of shape ``k`` and
+    scale 1 at ``x``). Up to :data:`CUBE_ROOT_SHAPE`: its series (``x < k + 1``) or the
+    continued fraction of ``Q`` by Lentz's method (Press et al., *Numerical Recipes*, 6.2),
+    each to 1e-13 in at most a few hundred terms; above it Wilson and Hilferty's cube root
+    ``Phi(3 sqrt(k) ((x / k)^(1/3) - 1 + 1 / (9 k)))``, within 6e-5 of it (largest just above
+    the switch, below the chunks' own error of 2e-4) and in constant time for the shapes to
+    10^10 of a bound of 10^12 (tests/models/test_passage.py
+    measures both against SciPy's ``gammainc``). Hand-written rather than SciPy's
+    ``gammainc``: importing ``scipy.special`` takes 0.4 to 0.6 s, the whole budget of
+    ``python -m queuetune size``; and the calculator's JavaScript follows it step by step."""
+    if x <= 0:
+        return 0.0
+    if k > CUBE_ROOT_SHAPE:
+        z = 3.0 * math.sqrt(k) * (math.cbrt(x / k) - 1.0 + 1.0 / (9.0 * k))
+        return 0.5 * math.erfc(-z / math.sqrt(2.0))
+    log_front = k * math.log(x) - x - math.lgamma(k)
+    if x < k + 1.0:
+        ap, term = k, 1.0 / k
+        total = term
+        for _ in range(_GAMMA_TERMS):
+            ap += 1.0
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-16:
+                break
+        return min(total * math.exp(log_front), 1.0)
+    b = x + 1.0 - k
+    c, d = 1e300, 1.0 / b
+    h = d
+    for i in range(1, _GAMMA_TERMS):
+        an = -i * (i - k)
+        b += 2.0
+        d = an * d + b
+        d = d if abs(d) > 1e-300 else 1e-300
+        c = b + an / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-16:
+            break
+    return max(1.0 - math.exp(log_front) * h, 0.0)
+
+
+_GAMMA_TERMS = 2000
+
+
+def _gamma_mixture_cdf(t: float, weight, shift, shape, mean) -> float:
+    """sum_c w_c P(d_c + Gamma(k_c, mean m_c) <= t), each by :func:`_gamma_cdf`."""
+    total = 0.0
+    for w, d, k, m in zip(weight, shift, shape, mean, strict=True):
+        if t > d:
+            total += w * _gamma_cdf(k, (t - d) * k / m)
+    return total
+
+
+def _chunk_bounds(lo: float, hi: float, spread: int, *, from_top: bool) -> list[tuple]:
+    """Chunks of ``[lo, hi)`` of ``spread * 2^m`` levels (``m`` the smallest that makes at
+    most :data:`NARROW_CHUNKS`), laid from the heavier end (``from_top``: from ``hi`` down),
+    so that the same weights given level by level or as a geometric block make the same
+    chunks."""
+    n = hi - lo
+    step = spread
+    while n / step > NARROW_CHUNKS:
+        step *= 2
+    count = math.ceil(n / step)
+    if from_top:
+        return [(max(lo, hi - (c + 1) * step), hi - c * step) for c in range(count)]
+    return [(lo + c * step, min(hi, lo + (c + 1) * step)) for c in range(count)]
+
+
+def _narrow_chunks(mix: _Mixture, first: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The waiting levels ``j >= first`` as chunks of consecutive levels: each chunk's weight
+    and the mean and gamma shape (mean^2 / variance) of its response time ``W + H(T)``.
+
+    Level ``j`` waits ``W_j``, a gamma of mean ``(j + 1) / X`` and variance ``(j + 1) / (X^2
+    g)``; a chunk with level weights ``a_j`` has the mean ``E[j + 1] / X + m_H`` and the
+    variance ``(E[j + 1] / g + Var j) / X^2 + v_H`` (``m_H``, ``v_H`` of ``H(T)``). A chunk
+    spans ``floor(s) 2^m`` levels (:func:`_chunk_bounds`), ``s = sqrt((first + 1) / g)`` the
+    standard deviation of the narrowest wait in levels: its own spread (``< s / sqrt(12)``
+    in levels when ``m = 0``) adds at most a twelfth to the variance of its waits. Explicit
+    levels are summed, the caller's geometric block in closed form
+    (:func:`geometric_moments`), over the levels within :data:`BLOCK_SPAN` of the heaviest
+    weight (explicit levels: those within ``e^-40`` of it)."""
+    x_rate, g = mix.rate, mix.shape
+    m_h, v_h = mix._holding_moments()
+    spread = max(1, math.floor(math.sqrt((first + 1.0) / g)))
+    weights, level, variance = [], [], []
+    explicit = mix.wait_weight.size
+    if first < explicit:
+        a = mix.wait_weight
+        heavy = np.flatnonzero(a[int(first):] >= math.exp(-BLOCK_SPAN) * a[int(first):].max())
+        lo, hi = int(first) + int(heavy[0]), int(first) + int(heavy[-1]) + 1
+        j1 = np.arange(lo, hi, dtype=np.float64) + 1.0
+        part = a[lo:hi]
+        starts = np.array(sorted(start for start, _ in _chunk_bounds(
+            lo, hi, spread, from_top=a[hi - 1] >= a[lo]))) - lo
+        w = np.add.reduceat(part, starts)
+        on = w > 0
+        safe = np.where(on, w, 1.0)
+        mean = np.add.reduceat(part * j1, starts) / safe
+        each = np.repeat(mean, np.diff(np.append(starts, hi - lo)))  # its chunk's mean
+        dev = np.add.reduceat(part * (j1 - each) ** 2, starts) / safe
+        weights += w[on].tolist()
+        level += mean[on].tolist()
+        variance += dev[on].tolist()
+    if mix.block_log_first is not None:
+        i0 = max(0.0, first - explicit)
+        end = mix.block_length
+        log_r = math.log(mix.block_ratio)
+        if log_r > 0 and (end - i0) * log_r > BLOCK_SPAN:
+            i0 = end - math.ceil(BLOCK_SPAN / log_r)
+        elif log_r < 0 and (end - i0) * -log_r > BLOCK_SPAN:
+            end = i0 + math.ceil(BLOCK_SPAN / -log_r)
+        for start, stop in _chunk_bounds(i0, end, spread, from_top=log_r >= 0):
+            log_s0, mean_i, var_i = geometric_moments(log_r, stop - start)
+            w = math.exp(mix.block_log_first + start * log_r + log_s0)
+            if w > 0:
+                weights.append(w)
+                level.append(explicit + start + mean_i + 1.0)
+                variance.append(var_i)
+    w = np.asarray(weights, dtype=np.float64)
+    j1 = np.asarray(level, dtype=np.float64)
+    spread_j = np.asarray(variance, dtype=np.float64)
+    mean = j1 / x_rate + m_h
+    var = (j1 / g + spread_j) / x_rate ** 2 + v_h
+    # third central moment: the waits' 2 E[j + 1] / (X^3 g^2), the covariance of their variance
+    # with their mean 3 Var(j) / (X^3 g), and H(T)'s (the chunk's own third moment in j, small
+    # within a chunk, is left out)
+    third = (2.0 * j1 / g ** 2 + 3.0 * spread_j / g) / x_rate ** 3 + mix._holding_skew()
+    # the shifted gamma of these three moments: shape 4 / skewness^2 = 4 var^3 / third^2,
+    # scale third / (2 var), mean 2 var^2 / third
+    shape = 4.0 * var ** 3 / third ** 2
+    gamma_mean = 2.0 * var * var / third
+    return w, mean - gamma_mean, shape, gamma_mean
 
 
 #: The Euler inversion (M = 15, double precision) of a gamma distribution of shape k: its
 #: largest error in F is 6e-6 at k = 100, 3e-4 (and F not monotone) at k = 200, 0.02 at
 #: k = 1,000. A level whose response time has a squared coefficient of variation below
-#: 1 / FAST_SHAPE_LIMIT (that of a gamma of shape above it) is not resolved.
+#: 1 / FAST_SHAPE_LIMIT (that of a gamma of shape above it) is evaluated in the time domain.
 FAST_SHAPE_LIMIT = 100.0
-#: The fast method gives no quantile (NaN) when the waits of shape above FAST_SHAPE_LIMIT
-#: weigh more than this: their error in F could then exceed it.
-FAST_UNRESOLVED = 1e-4
 
 #: Arrival levels of weight below this (relative to the largest) are dropped by the fast method.
 FAST_NEGLIGIBLE = 1e-16
@@ -766,7 +969,7 @@ def _block(a: np.ndarray, threads, ratio, length) -> tuple[np.ndarray, float, fl
                          "level threads at least: its levels wait for a thread")
     if math.isinf(length) and not r < 1.0:
         raise ValueError(f"an infinite geometric tail needs tail_ratio < 1, got {r!r}")
-    log_s0, _ = _geometric_sums(math.log(r), length)  # sum_{i=0}^{length} r^i
+    log_s0, _ = geometric_sums(math.log(r), length)  # sum_{i=0}^{length} r^i
     log_block = math.log(a[-1]) + log_s0
     head = float(a[:-1].sum())
     log_total = log_block if head == 0 else float(np.logaddexp(math.log(head), log_block))
@@ -777,9 +980,9 @@ def _block(a: np.ndarray, threads, ratio, length) -> tuple[np.ndarray, float, fl
     return out, log_first, largest
 
 
-def _geometric_sums(log_r: float, n: float) -> tuple[float, float]:
-    """(log S0, S1/S0) of S0 = sum_{j=0}^{n} r^j, S1 = sum j r^j (n may be inf when r < 1);
-    the same as :func:`queuetune.sizing._geometric`."""
+def geometric_sums(log_r: float, n: float) -> tuple[float, float]:
+    """(log S0, S1/S0) of S0 = sum_{j=0}^{n} r^j, S1 = sum j r^j (n may be inf when r < 1),
+    ``log_r = log r``: the one home of this sum (:mod:`queuetune.sizing`'s chain uses it)."""
     x = log_r
     if n == 0:
         return 0.0, 0.0
@@ -789,11 +992,36 @@ def _geometric_sums(log_r: float, n: float) -> tuple[float, float]:
         return (math.log(n + 1) + x * n / 2 + x * x * n * (n + 2) / 24,
                 n / 2 + x * n * (n + 2) / 12)
     if x > 0:
-        log_s0, mean = _geometric_sums(-x, n)
+        log_s0, mean = geometric_sums(-x, n)
         return n * x + log_s0, n - mean
     log_s0 = math.log(-math.expm1((n + 1) * x)) - math.log(-math.expm1(x))
     far = -(n + 1) * x > 700
     return log_s0, 1.0 / math.expm1(-x) - (0.0 if far else (n + 1) / math.expm1(-(n + 1) * x))
+
+
+def geometric_moments(log_r: float, n: float) -> tuple[float, float, float]:
+    """(log S0, mean, variance) of the index ``i = 0..n-1`` weighted ``r^i`` (``n >= 1``; inf
+    when ``r < 1``), ``log_r = log r``; near ``r = 1`` (``|log r| n < 1e-3``) the uniform
+    distribution's, corrected to first order in ``log r`` (the variance is even in it: its
+    error is of order ``(log r n)^2``, below 1e-6 relative)."""
+    x = log_r
+    if n == 1:
+        return 0.0, 0.0, 0.0
+    if math.isinf(n):
+        u = -x
+        return -math.log(-math.expm1(x)), 1.0 / math.expm1(u), 0.25 / math.sinh(u / 2) ** 2
+    if abs(x) * n < 1e-3:
+        return (math.log(n) + x * (n - 1) / 2 + x * x * (n * n - 1) / 24,
+                (n - 1) / 2 + x * (n * n - 1) / 12, (n * n - 1) / 12)
+    if x > 0:  # the mirror image: i -> n - 1 - i
+        log_s0, mean, var = geometric_moments(-x, n)
+        return (n - 1) * x + log_s0, n - 1 - mean, var
+    u = -x
+    log_s0 = math.log(-math.expm1(n * x)) - math.log(-math.expm1(x))
+    far = n * u > 700  # r^n below 1e-304: the truncation's terms vanish
+    mean = 1.0 / math.expm1(u) - (0.0 if far else n / math.expm1(n * u))
+    var = 0.25 / math.sinh(u / 2) ** 2 - (0.0 if far else 0.25 * n * n / math.sinh(n * u / 2) ** 2)
+    return log_s0, mean, var
 
 
 def _brentq(f, xa: float, xb: float, *, xtol: float, rtol: float, maxiter: int) -> float:
@@ -932,14 +1160,12 @@ def fast_quantiles(*, arrivals, holders_throughput, threads, cpu_time, wait_time
     ``F(t) = q`` in ``(0, t_hi]``, ``t_hi`` the mean doubled until ``F(t_hi) >= q`` (each
     ``F(t)`` computed once for all the probabilities), by
     Brent's method to 1e-10 relative (``_brentq``, SciPy's ``brentq`` step by step).
-    Every quantile is NaN where the waits for a thread are too narrow for the inversion (their
-    weight above ``FAST_UNRESOLVED``, the module docstring).
+    The waits for a thread too narrow for the inversion are evaluated in the time domain
+    instead (the module docstring).
     """
     q = _probabilities(probabilities)
     mix = _mixture(arrivals, holders_throughput, threads, cpu_time, wait_time, processors,
                    connections, tail_ratio, tail_length)
-    if mix.unresolved() > FAST_UNRESOLVED:
-        return np.full(q.size, math.nan)
     cache: dict[float, float] = {}
 
     def cdf(t: float) -> float:
