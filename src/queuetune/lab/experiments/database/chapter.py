@@ -31,20 +31,23 @@ def group_of(row: pd.Series) -> str:
 
 
 def service_times(dataset: str | Path) -> pd.DataFrame:
-    """Per work (:data:`WORK`), from its valid one-client run: ``S`` its mean response time,
+    """Per work (:data:`WORK`), from its one-client run (a valid one first; ``valid`` says
+    which): ``S`` its mean response time,
     ``s_cpu`` the JVM's whole processor time per answer, ``s_wait`` the rest of ``S``, and
     apart: ``s_thread_cpu`` (the request thread's own), ``s_db_cpu`` (the database's
     processes' processor time per answer), ``s_db`` (the query as the page saw it),
     ``s_hold`` (the connection held: query and wait), in seconds."""
     runs = load("runs", dataset)
-    one = runs[(runs["kind"] == "one-client") & runs["valid"].astype(bool)]
+    one = runs[runs["kind"] == "one-client"].copy()
+    one["valid"] = one["valid"].astype(bool)
+    one = one.sort_values(["valid", "run"], ascending=[False, True], kind="stable")
     frame = pd.DataFrame({
         **{k: one[k] for k in WORK},
         "S": one["response_ms"] / 1000, "s_cpu": one["jvm_cpu_ms"] / 1000,
         "s_wait": (one["response_ms"] - one["jvm_cpu_ms"]) / 1000,
         "s_thread_cpu": one["thread_cpu_ms"] / 1000, "s_db_cpu": one["db_cpu_ms"] / 1000,
         "s_db": one["db_time_ms"] / 1000, "s_hold": one["hold_ms"] / 1000,
-        "run": one["run"]})
+        "run": one["run"], "valid": one["valid"]})
     return frame.drop_duplicates(list(WORK), keep="first").reset_index(drop=True)
 
 
@@ -87,7 +90,9 @@ def model_quantities(dataset: str | Path) -> ModelQuantities:
             rows[group] = {**{k: float(t[k]) for k in ("S", "s_cpu", "s_wait", "s_thread_cpu",
                                                        "s_db_cpu", "s_db", "s_hold")},
                            "think_time": think,
-                           "how": f"the one-client run {int(t['run'])} of the same work: S its "
+                           "how": f"the one-client run {int(t['run'])} of the same work"
+                                  f"{'' if t['valid'] else ' (flagged invalid by the runner)'}"
+                                  f": S its "
                                   f"mean response, s_cpu the JVM's processor time per answer, "
                                   f"s_wait the rest (the query, the database's work, the "
                                   f"wait); Z the campaign's think time"}

@@ -42,8 +42,7 @@ from ...campaign import Campaign, Factor, Run, get, only
 from ...generator import Generator, LoadSpec
 from ...harness import Measured, Server, Session
 from ...monitor import CpuMonitor
-from ...postgres import QUERY, Cluster, DatabaseError, postgres_version
-from ...records import runner_fields
+from ...postgres import QUERY, Cluster, postgres_version
 from ...tomcat import (
     BASE_PREFIX,
     DEADLINE_HEADER,
@@ -69,7 +68,7 @@ __all__ = ["NAME", "TITLE", "FACTORS", "TABLES", "PAGE", "SECRET_HEADER", "DISTR
            "LOGNORMAL_CV", "MAX_FACTOR", "JARS", "Settings", "parse_settings", "schedule",
            "estimated_seconds", "describe", "readme_lines", "preflight", "server", "prepare",
            "measure", "page", "new_secret", "locustfile", "access_pattern", "parse_access",
-           "advice_for"]
+           "advice_for", "snippet_levels", "deployed_server_xml"]
 
 NAME = "database"
 TITLE = "A real database: Tomcat, HikariCP and PostgreSQL, with work that varies"
@@ -163,7 +162,8 @@ def parse_access(lines: list[str]) -> list[dict[str, Any]]:
 
         rows.append({"status": int(status), "time_us": int(time_us),
                      "commit_ms": number(first), "bytes": number(size), "thread": thread,
-                     "end_ms": int(end), **{k: number(v) for k, v in zip(_ACCESS_INT, headers)},
+                     "end_ms": int(end),
+                     **{k: number(v) for k, v in zip(_ACCESS_INT, headers[:-1], strict=True)},
                      "stopped": "" if headers[-1] == "-" else headers[-1]})
     return rows
 
@@ -574,10 +574,62 @@ def readme_lines(metadata: dict) -> list[str]:
 # -- the server -----------------------------------------------------------------------------
 
 
+def snippet_levels(tomcat_text: str, hikari_text: str) -> dict[str, int]:
+    """Threads, queue and pool as the emitted snippets set them (``maxThreads``,
+    ``maxQueueSize``, ``maximumPoolSize``).
+
+    >>> from queuetune import snippets
+    >>> t = snippets.texts(snippets.Numbers(threads=5, capacity=40, connections=3,
+    ...                                     max_response_time=2.0))
+    >>> snippet_levels(t["tomcat"], t["hikari"])
+    {'threads': 5, 'queue': 35, 'pool': 3}
+    """
+    found = {}
+    for key, pattern, text in (("threads", r'maxThreads="([0-9]+)"', tomcat_text),
+                               ("queue", r'maxQueueSize="([0-9]+)"', tomcat_text),
+                               ("pool", r"^maximumPoolSize=([0-9]+)$", hikari_text)):
+        match = re.findall(pattern, text, flags=re.MULTILINE)
+        if len(match) != 1:
+            raise ValueError(f"the snippet must set {pattern.split('=')[0].strip('^')} once, "
+                             f"found {len(match)}")
+        found[key] = int(match[0])
+    return found
+
+
+def deployed_server_xml(xml: str, snippet: str, *, port: int, address: str) -> str:
+    """``server.xml`` with its Executor and Connector replaced by the emitted ``snippet``,
+    verbatim but for the Connector's port and address (the lab's: a free port, the loopback).
+
+    >>> from queuetune import snippets
+    >>> from queuetune.lab.tomcat import ServerSettings, server_xml
+    >>> t = snippets.texts(snippets.Numbers(threads=5, capacity=40, connections=3,
+    ...                                     max_response_time=2.0))["tomcat"]
+    >>> xml = deployed_server_xml(server_xml(ServerSettings(threads=1, queue=1, port=9)), t,
+    ...                           port=18080, address="127.0.0.1")
+    >>> 'maxQueueSize="35"' in xml and 'port="18080" address="127.0.0.1"' in xml
+    True
+    """
+    if snippet.count('port="8080"') != 1:
+        raise ValueError("the snippet's Connector must have port=\"8080\" once")
+    text = snippet.replace('port="8080"', f'port="{port}" address="{address}"')
+    xml, count = re.subn(r"<!-- The thread pool.*?-->\s*<Executor [^>]*/>\s*<Connector [^>]*/>",
+                         lambda _: text, xml, flags=re.DOTALL)
+    if count != 1:
+        raise ServerError("the server.xml written by queuetune.lab.tomcat has no Executor and "
+                          "Connector to replace")
+    return xml
+
+
 class DatabaseTomcat(Tomcat):
     """Tomcat with the test application's jars (HikariCP, slf4j, pgJDBC) in WEB-INF/lib and an
     access log that names each request's thread (a fresh ``CATALINA_BASE``, pinned, its own
-    process group, stopped on leaving)."""
+    process group, stopped on leaving); ``deployed``: an emitted Executor and Connector to run
+    with, verbatim (:func:`deployed_server_xml`)."""
+
+    def __init__(self, settings: ServerSettings, *, deployed: str | None = None,
+                 **kwargs: Any):
+        super().__init__(settings, **kwargs)
+        self.deployed = deployed
 
     def start(self) -> None:
         catalina = _require_installation()
@@ -595,6 +647,9 @@ class DatabaseTomcat(Tomcat):
         if count != 1:
             raise ServerError("the server.xml written by queuetune.lab.tomcat has no access "
                               "log pattern to replace")
+        if self.deployed is not None:
+            text = deployed_server_xml(text, self.deployed, port=self.settings.port,
+                                       address=self.settings.address)
         xml.write_text(text, encoding="utf-8")
         command = ["taskset", "-c", ",".join(map(str, self.settings.cores)),
                    "sh", str(catalina), "run"]
@@ -637,8 +692,9 @@ def _levels(session: Session, run: Run) -> dict[str, int]:
     if run["settings_from"] == "advice":
         advice = session.state.get("advice")
         if advice is None:
-            raise RuntimeError("an advice run before the one-client run that sizes it")
-        return {k: advice[k] for k in ("threads", "queue", "pool")}
+            raise RuntimeError("an advice run without an advice: its one-client run was not "
+                               "valid, or did not run")
+        return snippet_levels(advice["tomcat"], advice["hikari"])
     return {"threads": run["threads"], "queue": run["queue"], "pool": run["pool"]}
 
 
@@ -672,7 +728,9 @@ def server(session: Session, run: Run) -> Iterator[Server]:
                                         pool_timeout_ms=w.pool_timeout_ms,
                                         rows=w.table_rows)},
             ready_path=f"{PAGE}?work=0&db_work=0&sleep_us=0&dist=constant",
-            ready_headers={SECRET_HEADER: secret})
+            ready_headers={SECRET_HEADER: secret},
+            deployed=session.state["advice"]["tomcat"] if run["settings_from"] == "advice"
+            else None)
         with session.progress(f"{_label(run, levels)}: starting Tomcat"):
             stack.enter_context(tomcat)
         servers = Servers(tomcat, cluster, levels)
@@ -1004,6 +1062,7 @@ def _size_advice(session: Session, run: Run, row: dict) -> None:
     advice = advice_for(processors=run["processors"], cpu_s=row["jvm_cpu_ms"] / 1000,
                         wait_s=row["hold_ms"] / 1000, shares=settings.advice.peak_shares,
                         max_response_s=settings.advice.max_response_s)
+    snippet_levels(advice["tomcat"], advice["hikari"])  # refused here if unreadable
     session.state["advice"] = advice
     session.writer.append("advice", [{"quantity": k, "value": str(v)}
                                      for k, v in advice.items()])
