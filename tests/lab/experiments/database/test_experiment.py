@@ -226,6 +226,9 @@ def test_the_smoke_data_set_validates_and_is_checked(database_smoke):
     assert access.groupby("run").size().tolist() == runs["ok"].tolist()
     assert set(datasets.load("pool", folder)["run"]) == set(runs["run"])
     assert set(datasets.load("calibration", folder)["what"]) == {"page", "database"}
+    samples = datasets.load("samples", folder)
+    assert {"server", "database", "generator", "core-0", "core-1"} <= set(samples["what"])
+    assert set(samples["run"]) == set(runs["run"])
 
 
 @pytest.mark.lab
@@ -264,6 +267,9 @@ def test_a_killed_database_is_flagged_and_nothing_is_left(tmp_path):
     settings["design"] = [{**settings["design"][0], "arrival_rate": [30.0, 31.0, 32.0]}]
     settings["timing"]["one_client_s"] = 0.0
     settings["timing"]["measure_s"] = 3.0
+    # a dead database fails a request within a quarter second; the clients wait 3 s at most
+    settings["workload"]["pool_timeout_ms"] = 250
+    settings["checks"]["request_timeout_s"] = 3.0
     file = write_campaign(tmp_path, settings)
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-m", "queuetune.lab", "run", str(file),
@@ -304,3 +310,16 @@ def test_a_killed_database_is_flagged_and_nothing_is_left(tmp_path):
     assert json.loads((folder / "datapackage.json").read_text())["measurement"]["status"] \
         != "complete"
     assert os.path.isdir(folder)
+
+
+def test_the_monitors_samples_are_kept_in_long_form():
+    from types import SimpleNamespace
+
+    monitor = SimpleNamespace(times=[10.0, 10.25], values={"server": [1.0, 1.1],
+                                                           "database": [0.5]},
+                              cores=[[3.0, 4.0], [3.2, 4.1]])
+    rows = experiment.monitor_samples(monitor)
+    assert {(r["t"], r["what"]) for r in rows} == {
+        (10.0, "server"), (10.25, "server"), (10.0, "database"), (10.0, "core-0"),
+        (10.0, "core-1"), (10.25, "core-0"), (10.25, "core-1")}
+    assert [r["seconds"] for r in rows if r["what"] == "core-1"] == [4.0, 4.1]

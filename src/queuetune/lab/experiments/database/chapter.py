@@ -12,8 +12,9 @@ from ...quantities import ModelQuantities
 
 __all__ = ["WORK", "group_of", "model_quantities", "service_times"]
 
-#: What makes two runs share one service: Tomcat's cores and the work asked.
-WORK = ("processors", "distribution", "cpu_ms", "db_ms", "wait_ms")
+#: What makes two runs share one service: Tomcat's cores and the mean work asked (the
+#: distribution changes no mean).
+WORK = ("processors", "cpu_ms", "db_ms", "wait_ms")
 
 
 def group_of(row: pd.Series) -> str:
@@ -90,7 +91,7 @@ def model_quantities(dataset: str | Path) -> ModelQuantities:
             rows[group] = {**{k: float(t[k]) for k in ("S", "s_cpu", "s_wait", "s_thread_cpu",
                                                        "s_db_cpu", "s_db", "s_hold")},
                            "think_time": think,
-                           "how": f"the one-client run {int(t['run'])} of the same work"
+                           "how": f"the one-client run {int(t['run'])} of the same mean work"
                                   f"{'' if t['valid'] else ' (flagged invalid by the runner)'}"
                                   f": S its "
                                   f"mean response, s_cpu the JVM's processor time per answer, "

@@ -68,7 +68,7 @@ __all__ = ["NAME", "TITLE", "FACTORS", "TABLES", "PAGE", "SECRET_HEADER", "DISTR
            "LOGNORMAL_CV", "MAX_FACTOR", "JARS", "Settings", "parse_settings", "schedule",
            "estimated_seconds", "describe", "readme_lines", "preflight", "server", "prepare",
            "measure", "page", "new_secret", "locustfile", "access_pattern", "parse_access",
-           "advice_for", "snippet_levels", "deployed_server_xml"]
+           "advice_for", "snippet_levels", "deployed_server_xml", "monitor_samples"]
 
 NAME = "database"
 TITLE = "A real database: Tomcat, HikariCP and PostgreSQL, with work that varies"
@@ -439,17 +439,17 @@ def _check_load(run: Run) -> None:
 
 
 def schedule(plan: Campaign) -> list[Run]:
-    """The design's cells. Before the first run of each processors level (``[timing]
-    one_client_s`` > 0) and always before the advice runs, one client in turn, without think
-    time, on the design's settings, measures the service; the advice is sized from it."""
+    """The design's cells. Before the first run of each processors level and mean work (the
+    distribution changes no mean: one run serves them all) when ``[timing] one_client_s`` >
+    0, and always before the advice runs, one client in turn, without think time, on the
+    design's settings, measures the service; the advice is sized from it."""
     cells = plan.cells()
     for run in cells:
         _check_load(run)
     order: list[Run] = []
     seen: set[tuple] = set()
     for run in cells:
-        key = (run["processors"], run["distribution"], run["cpu_ms"], run["db_ms"],
-               run["wait_ms"])
+        key = (run["processors"], run["cpu_ms"], run["db_ms"], run["wait_ms"])
         advice = run["settings_from"] == "advice"
         if (plan.settings.timing.one_client_s > 0 or advice) and key not in seen:
             seen.add(key)
@@ -880,12 +880,26 @@ def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) ->
     failed += _database_checks(settings, row, alive, pool_after)
     if run.kind == "one-client" and run["settings_from"] == "design" and not failed:
         _size_advice(session, run, row)
-    tables = {"requests": rows, "access": access}
+    tables = {"requests": rows, "access": access, "samples": monitor_samples(monitor)}
     if pool_after is not None:
         tables["pool"] = [pool_after]
     return Measured(row=row, window=window, refused_seen=row["closed"],
                     connection_errors=row["other_errors"], tables=tables,
                     failed_checks=failed)
+
+
+def monitor_samples(monitor: CpuMonitor) -> list[dict[str, Any]]:
+    """The monitor's readings so far, one row per sample and series (long format)."""
+    n = len(monitor.times)
+    rows = []
+    for i, t in enumerate(monitor.times[:n]):
+        for name, series in list(monitor.values.items()):
+            if i < len(series):
+                rows.append({"t": round(t, 3), "what": name, "seconds": round(series[i], 3)})
+        if i < len(monitor.cores):
+            rows += [{"t": round(t, 3), "what": f"core-{c}", "seconds": round(v, 3)}
+                     for c, v in enumerate(monitor.cores[i])]
+    return rows
 
 
 def _database_checks(settings: Settings, row: dict, alive: bool, pool: dict | None

@@ -119,6 +119,16 @@ TABLES: dict[str, Table] = {
         Field("sleep_us", "integer", "Wait drawn", "us"),
         Field("stopped", "string", "Why the page stopped the request (empty: it did not)"),
     )),
+    "samples": Table("samples.csv.gz", "The processor monitor's raw samples of the run "
+                                       "(cumulative, four a second)", (
+        _RUN,
+        Field("t", "number", "When the sample was taken, epoch seconds", "s"),
+        Field("what", "string", "'server' (Tomcat's JVM), 'database' (PostgreSQL's "
+                                "processes), 'generator' (Locust), or 'core-N' (core N, busy "
+                                "with anything, steal time excluded)"),
+        Field("seconds", "number", "Its processor time so far (cumulative; a process group's "
+                                   "from when it was first sampled)", "s"),
+    )),
     "pool": Table("pool.csv", "HikariCP's counters read after each run (the page's stats)", (
         _RUN,
         Field("timeouts", "integer", "getConnection timeouts since the server started"),
