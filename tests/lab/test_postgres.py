@@ -99,3 +99,31 @@ def test_a_cluster_left_by_a_killed_maker_is_removed(tmp_path):
     processes.mark(mine)
     assert postgres.remove_stale_folders(tmp_path) == [stale]
     assert mine.exists() and not stale.exists()
+
+
+@pytest.mark.lab
+def test_a_killed_maker_takes_its_cluster_with_it_and_the_folder_is_reaped():
+    import subprocess
+    import sys
+
+    before = _postgres_processes()
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\n"
+         "from queuetune.lab import postgres\n"
+         "c = postgres.Cluster(rows=1)\nc.start()\n"
+         "print(c.folder, *c.pids(), flush=True)\ntime.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        folder, *pids = child.stdout.readline().split()
+        child.send_signal(signal.SIGKILL)  # no chance to stop its cluster
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=30)
+        child.stdout.close()
+    assert _wait_gone([int(p) for p in pids]) == []
+    assert _postgres_processes() - before == set()
+    assert Path(folder).is_dir()  # left behind, marked: the next runner removes it
+    assert Path(folder) in postgres.remove_stale_folders()
+    assert not Path(folder).exists()
