@@ -21,8 +21,11 @@ def test_a_group_names_its_configuration_and_work():
 def test_the_smoke_maps_to_the_models_quantities(database_smoke):
     _, folder = database_smoke
     q = chapter.model_quantities(folder)
-    assert len(q.runs) == 2 and set(q.runs["connections"]) == {2}
-    assert (q.runs["capacity"] == 24).all()
+    design = q.runs[q.runs["group"].str.endswith("design")]
+    assert len(design) == 2 and set(design["connections"]) == {2}
+    assert (design["capacity"] == 24).all()
+    # the advice's run: its group names the settings the sizing emitted
+    assert len(q.runs) == 3 and q.runs["group"].iloc[-1].endswith("advice")
     # every group has its one-client service; the database's time apart from the JVM's
     assert q.service["S"].notna().all()
     assert (q.service["s_db_cpu"] > 0).all() and (q.service["s_cpu"] > 0).all()

@@ -117,6 +117,7 @@ def test_the_advice_runs_follow_a_one_client_run_on_the_designs_server():
 ])
 def test_a_bad_design_is_refused_by_name(tmp_path, change, match):
     settings = _settings()
+    settings.pop("advice")
     settings["design"] = [{**settings["design"][0], **change}]
     with pytest.raises(ValueError, match=match):
         campaign.load(write_campaign(tmp_path, settings)).schedule()
@@ -226,6 +227,13 @@ def test_the_smoke_data_set_validates_and_is_checked(database_smoke):
     assert access.groupby("run").size().tolist() == runs["ok"].tolist()
     assert set(datasets.load("pool", folder)["run"]) == set(runs["run"])
     assert set(datasets.load("calibration", folder)["what"]) == {"page", "database"}
+    # the advice: sized from the one-client run, its snippets deployed verbatim
+    advice = datasets.load("advice", folder).set_index("quantity")["value"]
+    deployed = experiment.snippet_levels(advice["tomcat"], advice["hikari"])
+    last = runs.iloc[-1]
+    assert last["settings_from"] == "advice" and advice["measured_in_run"] == "1"
+    assert {k: last[k] for k in deployed} == deployed
+    assert last["arrival_rate"] == pytest.approx(float(advice["peak"]), rel=1e-3)
     samples = datasets.load("samples", folder)
     assert {"server", "database", "generator", "core-0", "core-1"} <= set(samples["what"])
     assert set(samples["run"]) == set(runs["run"])
@@ -264,6 +272,7 @@ def _database_of(pid: int) -> list[psutil.Process]:
 def test_a_killed_database_is_flagged_and_nothing_is_left(tmp_path):
     before = lab_children()
     settings = _settings()
+    settings.pop("advice")
     settings["design"] = [{**settings["design"][0], "arrival_rate": [30.0, 31.0, 32.0]}]
     settings["timing"]["one_client_s"] = 0.0
     settings["timing"]["measure_s"] = 3.0

@@ -878,8 +878,8 @@ def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) ->
         row.update(pool_timeouts=pool_after["timeouts"] - pool_before["timeouts"],
                    database_failures=pool_after["failures"] - pool_before["failures"])
     failed += _database_checks(settings, row, alive, pool_after)
-    if run.kind == "one-client" and run["settings_from"] == "design" and not failed:
-        _size_advice(session, run, row)
+    if run.kind == "one-client" and run["settings_from"] == "design":
+        _size_advice(session, run, row, failed)
     tables = {"requests": rows, "access": access, "samples": monitor_samples(monitor)}
     if pool_after is not None:
         tables["pool"] = [pool_after]
@@ -1065,9 +1065,10 @@ def advice_for(*, processors: int, cpu_s: float, wait_s: float, shares: tuple[fl
             "saturation_multiple": result.saturation_multiple}
 
 
-def _size_advice(session: Session, run: Run, row: dict) -> None:
+def _size_advice(session: Session, run: Run, row: dict, failed: list[str]) -> None:
     """After a one-client run: the advice for its service, kept for the advice runs and
-    stored (once) with the data set."""
+    stored (once) with the data set, with the run it came from and that run's failed checks
+    (the runner's own checks of it are in runs.csv)."""
     settings = session.plan.settings
     if settings.advice is None or "advice" in session.state:
         return
@@ -1078,5 +1079,6 @@ def _size_advice(session: Session, run: Run, row: dict) -> None:
                         max_response_s=settings.advice.max_response_s)
     snippet_levels(advice["tomcat"], advice["hikari"])  # refused here if unreadable
     session.state["advice"] = advice
-    session.writer.append("advice", [{"quantity": k, "value": str(v)}
-                                     for k, v in advice.items()])
+    session.writer.append("advice", [{"quantity": k, "value": str(v)} for k, v in {
+        **advice, "measured_in_run": session.run_number,
+        "measured_run_failed_checks": "; ".join(failed) or "none"}.items()])
