@@ -221,7 +221,10 @@ def test_the_smoke_data_set_validates_and_is_checked(database_smoke):
     assert meta["status"] == ("complete" if not invalid else "complete-with-invalid-runs")
     # whatever the machine's load: the database ran, every answer is on both sides
     assert runs["database_alive"].all() and (runs["pool_timeouts"] == 0).all()
-    assert (runs["ok"] == runs["sent"]).all() and (runs["server_answered"] == runs["ok"]).all()
+    # (a saturated machine may fill the queue: refusals are counted on both sides)
+    assert (runs["ok"] + runs["closed"] + runs["other_errors"] == runs["sent"]).all()
+    assert (runs["closed"] == runs["server_rejected"]).all()
+    assert (runs["server_answered"] == runs["ok"]).all()
     assert (runs["db_cpu_ms"] > 0).all() and (runs["jvm_cpu_ms"] > 0).all()
     access = datasets.load("access", folder)
     assert access.groupby("run").size().tolist() == runs["ok"].tolist()
