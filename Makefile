@@ -13,7 +13,7 @@ ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: check-code-paths
-.PHONY: book test setup assets peers chromium tomcat octave lint unit unit-parallel unit-lab \
+.PHONY: book test setup assets peers chromium tomcat database octave lint unit unit-parallel unit-lab \
         wheel-checks notebooks-check nbval build-book site-tests kit kit-check execute-notebooks \
         lab measure validate benchmark clean
 
@@ -63,6 +63,17 @@ tomcat:
 	  $(SUDO) apt-get install -y -qq tomcat10 openjdk-17-jre-headless tcpdump >/dev/null; }
 	@/usr/share/tomcat10/bin/version.sh 2>/dev/null | grep "Server version"
 
+# The lab's database experiment: Debian's PostgreSQL 15 (no cluster or service is used: the lab
+# makes a throwaway cluster itself), HikariCP and the PostgreSQL JDBC driver (HikariCP needs
+# slf4j-api at run time: libhikaricp-java depends on libslf4j-java, which gives it).
+database:
+	@{ test -x /usr/lib/postgresql/15/bin/initdb && test -f /usr/share/java/HikariCP.jar \
+	  && test -f /usr/share/java/postgresql.jar && test -f /usr/share/java/slf4j-api.jar; } \
+	  >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	  $(SUDO) apt-get install -y -qq postgresql libhikaricp-java libpostgresql-jdbc-java \
+	  libslf4j-java >/dev/null; }
+	@/usr/lib/postgresql/15/bin/postgres --version
+
 # Octave and its queueing package (Debian's octave-queueing), a peer of the models
 # (tests/models/test_octave_peer.py): 72 MB of packages, about 250 MB installed, without the
 # recommended ones (documentation, the GUI).
@@ -102,7 +113,7 @@ unit: unit-parallel unit-lab
 unit-parallel: setup peers octave
 	$(PEERS_REQUIRED) $(PY) -m pytest -q $(XDIST) -m "not browser and not lab" --ignore=tests/site
 
-unit-lab: setup tomcat
+unit-lab: setup tomcat database
 	$(PY) -m pytest -q -m lab tests/lab
 
 notebooks-check: setup
@@ -147,7 +158,7 @@ wheel-checks: setup
 #     timing-sensitive test runs in this phase; each part's output is printed when it ends;
 #  2. the lab's tests alone (a real Tomcat on core 1, Locust on core 0, busy-core checks);
 #  3. the site's tests alone (Chromium against the built book: waits and timeouts).
-test: setup peers chromium tomcat octave lint
+test: setup peers chromium tomcat database octave lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target unit-parallel wheel-checks
 	$(MAKE) --no-print-directory unit-lab
 	$(MAKE) --no-print-directory site-tests
