@@ -122,6 +122,29 @@ def test_the_smoke_data_set_validates_and_is_checked(smoke):
 
 
 @pytest.mark.lab
+def test_the_server_side_evidence_is_stored_with_every_run(smoke):
+    """Tomcat's access log (a row per answer, with its thread), the monitor's raw readings,
+    and the JVM's whole processor time per answer beside the answering thread's."""
+    _, folder = smoke
+    runs = datasets.load("runs", folder)
+    started = runs[runs["server_error"].isna()]
+    access = datasets.load("access", folder)
+    counted = access.groupby("run").size().reindex(started["run"], fill_value=0)
+    assert counted.tolist() == started["server_answered"].tolist()  # exact: counts
+    assert access["thread"].str.startswith(("queuetune-exec-", "queuetune-vt-")).all()
+    samples = datasets.load("cpu_samples", folder)
+    for _, run in started.iterrows():
+        series = set(samples[samples["run"] == run["run"]]["series"])
+        assert {"server", "generator", "core1"} <= series
+    platform = started[(started["executor"] == "platform") & (started["ok"] > 0)]
+    assert (platform["thread_cpu_ms"] > 0).all() and (platform["jvm_cpu_ms"] > 0).all()
+    requests = datasets.load("requests", folder)
+    answered = requests[requests["outcome"] == "ok"]
+    # the smoke campaign's work is constant: the page drew nothing
+    assert (answered["capped"] == 0).all() and answered["drawn_work"].nunique() == 1
+
+
+@pytest.mark.lab
 def test_open_arrivals_follow_their_planned_schedule(smoke):
     plan, folder = smoke
     runs = datasets.load("runs", folder)

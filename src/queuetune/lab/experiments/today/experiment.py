@@ -37,7 +37,7 @@ from ...campaign import Campaign, Factor, Run, get, only
 from ...generator import Generator, LoadSpec
 from ...harness import Measured, Server, Session
 from ...java import VIRTUAL_EXECUTOR, JavaRuntime, find_java
-from ...monitor import CpuMonitor
+from ...monitor import CpuMonitor, per_answer_ms, run_access, run_samples, thread_cpu_ms
 from ...records import runner_fields
 from ...tomcat import (
     BASE_PREFIX,
@@ -553,7 +553,7 @@ def server(session: Session, run: Run) -> Iterator[Server]:
         ServerSettings(threads=run["threads"], queue=run["queue"], port=s.port or free_port(),
                        max_connections=s.max_connections, accept_count=s.accept_count,
                        connection_timeout_ms=s.connection_timeout_ms, heap_mb=s.heap_mb,
-                       cores=cores),
+                       cores=cores, access_log_detail=True),
         runtime=runtime, executor=run["executor"],
         pages={"today.jsp": page(secret, connections=run["pool"])},
         ready_path=f"{PAGE}?work=0&sleep_us=0", ready_headers={SECRET_HEADER: secret})
@@ -743,12 +743,18 @@ def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) ->
         rows_path, meta = generator.result()
         rows = _read_rows(rows_path)
     monitor.sample()
+    ended = time.time()
     counters = tomcat.settle().since(before)
+    access = tomcat.access_records(before.answered)
     window = (meta["t0_epoch"] + spec.ramp_s + spec.warmup_s, meta["t0_epoch"] + spec.stop_s)
     row, failed = _run_row(session, run, spec, rows, meta, counters, monitor, window)
     row["seconds"] = round(time.monotonic() - started, 2)
+    cores = tuple(sorted(set(server_cores(settings, run["processors"]))
+                         | set(generator_cores(settings, run["processors"]))))
+    tables = {"requests": rows, "access": run_access(access, meta["t0_epoch"]),
+              "cpu_samples": run_samples(monitor, meta["t0_epoch"], ended, cores=cores)}
     return Measured(row=row, window=window, refused_seen=row["closed"],
-                    connection_errors=row["other_errors"], tables={"requests": rows},
+                    connection_errors=row["other_errors"], tables=tables,
                     failed_checks=failed)
 
 
@@ -815,6 +821,9 @@ def _run_row(session: Session, run: Run, spec: LoadSpec, rows: list[dict], meta:
         "server_time_ms": _round(counters.server_time_us_sum / counters.answered / 1000
                                  if counters.answered else None, 3),
         **cpu, "lateness_p99_ms": _round(late_p99, 3),
+        "thread_cpu_ms": _round(thread_cpu_ms(rows, start_s, end_s), 4),
+        "jvm_cpu_ms": _round(per_answer_ms(cpu["server_cpu"], end_s - start_s, sum(
+            r["outcome"] == "ok" for r in inside)), 4),
         "lateness_max_ms": _round(max(lateness) if lateness else None, 3),
         "virtual_share": _round(sum(r["virtual"] == "1" for r in answered) / len(answered)
                                 if answered else None, 4),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...monitor import ACCESS_TABLE, SAMPLES_TABLE
 from ...records import Field, Table, runner_fields
 
 _RUN = Field("run", "integer", "Run number, in the order the runs were measured")
@@ -53,6 +54,12 @@ TABLES: dict[str, Table] = {
               "ms"),
         Field("server_cpu", "number", "Processor time of Tomcat's JVM over the window, in "
                                       "cores"),
+        Field("thread_cpu_ms", "number", "Mean processor time of the answering thread per "
+                                         "answered request sent in the window (empty on "
+                                         "virtual threads)", "ms"),
+        Field("jvm_cpu_ms", "number", "The JVM's whole processor time per answer: "
+                                      "server_cpu times the window's length over the "
+                                      "answered requests sent in it (D = U / X)", "ms"),
         Field("generator_cpu", "number", "Processor time of the load generator over the "
                                          "window, in cores (with 2 processors it shares "
                                          "Tomcat's cores)"),
@@ -100,6 +107,8 @@ TABLES: dict[str, Table] = {
                                    "iterations' bound or MAX_CPU_MS of processor time, and "
                                    "MAX_WAIT_MS)"),
     )),
+    "access": ACCESS_TABLE,
+    "cpu_samples": SAMPLES_TABLE,
     "calibration": Table("calibration.csv",
                          "Requests that calibrated iterations per millisecond", (
         Field("step", "integer", "Request number"),
