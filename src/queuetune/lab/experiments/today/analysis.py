@@ -238,8 +238,19 @@ def prediction_errors(dataset: str | Path) -> pd.DataFrame:
         t = times.loc[row["processors"]]
         result = predict(row, t["s_c"], t["s_w"])
         x, r = float(result.throughput), float(result.response_time) * 1000
-        table.loc[i, cols] = [x, r, x / row["throughput"] - 1, r / row["r_mean"] - 1]
+        table.loc[i, cols] = [x, r, _relative(x, row["throughput"]),
+                              _relative(r, row["r_mean"])]
     return table
+
+
+def _relative(predicted: float, measured: float) -> float:
+    """predicted / measured - 1, or NaN where nothing was measured (a run that completed no
+    answer inside its window, as a loaded machine's smoke run may: no error to state).
+
+    >>> _relative(11.0, 10.0), _relative(1.0, 0.0)
+    (0.10000000000000009, nan)
+    """
+    return predicted / measured - 1 if measured > 0 else float("nan")
 
 
 def errors_by_regime(dataset: str | Path, *, seed: int = 1, draws: int = 2000
