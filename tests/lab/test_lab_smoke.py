@@ -72,6 +72,24 @@ def test_every_request_is_accounted_for_on_both_sides(smoke):
     assert set(requests["outcome"].unique()) <= {"ok", "closed"}
 
 
+def test_the_server_side_evidence_is_stored_with_every_run(smoke):
+    """Tomcat's access log (a row per answer, its thread named), the monitor's raw readings,
+    and the JVM's whole processor time per answer beside the answering thread's."""
+    _, folder = smoke
+    runs = datasets.load("runs", folder)
+    access = datasets.load("access", folder)
+    samples = datasets.load("cpu_samples", folder)
+    counted = access.groupby("run").size().reindex(runs["run"], fill_value=0)
+    assert counted.tolist() == runs["server_answered"].tolist()  # exact: counts
+    assert access["thread"].str.startswith("queuetune-exec-").all()
+    assert (access["begin_s"] >= 0).all() and access["commit_ms"].notna().all()
+    for run in runs["run"]:
+        assert {"server", "generator", "core0", "core1"} <= set(
+            samples[samples["run"] == run]["series"])
+    load = runs[runs["kind"] == "load"]
+    assert (load["thread_cpu_ms"] > 0).all() and (load["jvm_cpu_ms"] > 0).all()
+
+
 def test_metrics_follow_the_papers_definitions(smoke):
     _, folder = smoke
     table = analysis.summarize(folder)

@@ -94,3 +94,32 @@ def test_a_reading_between_the_clock_and_the_values_of_a_sample_is_answered(cloc
     cpu.times.append(104.0)  # the next sample's time, its readings not yet appended
     assert cpu.share("server", 100.0, 102.0) == pytest.approx(0.0)
     assert cpu.core_share(0, 100.0, 102.0) == pytest.approx(0.0)
+
+
+def test_raw_samples_are_every_reading_of_the_window_long(clock):
+    clock.seconds = {11: 1.0}
+    m = monitor.CpuMonitor({"server": lambda: [11]})
+    for now, used, core in ((100.0, 1.0, 5.0), (100.25, 1.2, 5.3), (100.5, 1.5, 5.5),
+                            (101.0, 2.0, 6.0)):
+        clock.now, clock.seconds[11], clock.cores[1] = now, used, core
+        m.sample()
+    rows = monitor.run_samples(m, 100.0, 100.5, cores=(1,))
+    # three readings in [100, 100.5], three series each (the server, core 1, its steal)
+    assert len(rows) == 9
+    assert [r["t_s"] for r in rows if r["series"] == "server"] == pytest.approx(
+        [0.0, 0.25, 0.5], abs=1e-9)  # rounded to 0.1 ms, from exactly representable times
+    assert [r["seconds"] for r in rows if r["series"] == "core1"] == pytest.approx(
+        [5.0, 5.3, 5.5], abs=1e-9)
+    assert {r["series"] for r in rows} == {"server", "core1", "steal1"}
+
+
+def test_the_processor_time_per_answer_is_the_share_over_the_throughput():
+    # 0.73 of a core for 20 s over 1,000 answers: 14.6 ms each (D = U / X)
+    assert monitor.per_answer_ms(0.73, 20.0, 1000) == pytest.approx(14.6, rel=1e-12)
+    assert monitor.per_answer_ms(0.73, 20.0, 0) is None
+    assert monitor.per_answer_ms(float("nan"), 20.0, 10) is None
+    rows = [{"start_s": "1.0", "outcome": "ok", "server_cpu_us": "14000"},
+            {"start_s": "6.0", "outcome": "ok", "server_cpu_us": "1000"},
+            {"start_s": "2.0", "outcome": "ok", "server_cpu_us": ""}]
+    assert monitor.thread_cpu_ms(rows, 0.0, 5.0) == pytest.approx(14.0, rel=1e-12)
+    assert monitor.thread_cpu_ms(rows, 7.0, 9.0) is None

@@ -25,6 +25,26 @@ def test_server_xml_holds_the_pool_and_the_queue():
         tomcat.server_xml(tomcat.ServerSettings(threads=1, queue=1, port=1, limit="both"))
 
 
+def test_the_access_log_gives_times_and_threads_only_when_asked(tmp_path):
+    plain = tomcat.ServerSettings(threads=3, queue=4, port=18080)
+    assert 'pattern="%s %D %B"' in tomcat.server_xml(plain)
+    detail = dataclasses.replace(plain, access_log_detail=True)
+    assert 'pattern="%s %D %B %{begin:msec}t %F %I"' in tomcat.server_xml(detail)
+    server = tomcat.Tomcat(detail)
+    server.base = tmp_path
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "access.log").write_text(
+        "200 14200 2048 1764650000123 14 queuetune-exec-3\n"
+        "503 900 - 1764650000200 0 queuetune-exec-1\n200 15000 2048\n")
+    (tmp_path / "logs" / "catalina.out").write_text("")
+    records = server.access_records(1)
+    assert records[0] == {"line": 1, "status": 503, "server_us": 900, "bytes": 0,
+                          "begin_epoch_ms": 1764650000200, "commit_ms": 0,
+                          "thread": "queuetune-exec-1"}
+    assert records[1]["thread"] is None and records[1]["server_us"] == 15000
+    assert server.counters().answered == 3  # the counters read the same lines
+
+
 def test_a_port_in_use_is_refused_by_name(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -15,7 +15,92 @@ from collections.abc import Callable
 import numpy as np
 import psutil
 
-__all__ = ["CpuMonitor"]
+from .records import Field, Table
+
+__all__ = ["CpuMonitor", "per_answer_ms", "thread_cpu_ms", "run_samples", "SAMPLES_TABLE",
+           "run_access", "ACCESS_TABLE"]
+
+#: The tables of a data set that stores them (an experiment puts them in its ``TABLES``): the
+#: server's access log per run (:func:`run_access`) and the monitor's raw readings
+#: (:func:`run_samples`).
+ACCESS_TABLE = Table("access.csv.gz", "Tomcat's access log, one row per answered request of "
+                     "each run (issue 31: the server's own times and threads)", (
+    Field("run", "integer", "Run number"),
+    Field("line", "integer", "Line of the server's access log (0: its first)"),
+    Field("begin_s", "number", "When Tomcat began the request, from the run's start "
+                               "(the same clock as the requests' start_s)", "s"),
+    Field("status", "integer", "HTTP status Tomcat sent (%s)"),
+    Field("server_us", "integer", "Time Tomcat took to process the request (%D)", "us"),
+    Field("commit_ms", "integer", "Time to commit the answer (%F)", "ms"),
+    Field("bytes", "integer", "Bytes of the body (%B)", "bytes"),
+    Field("thread", "string", "The thread that answered (%I)"),
+))
+SAMPLES_TABLE = Table("cpu_samples.csv.gz", "The monitor's raw readings over each run "
+                      "(four a second): cumulative processor seconds", (
+    Field("run", "integer", "Run number"),
+    Field("t_s", "number", "When it was read, from the run's start", "s"),
+    Field("series", "string", "server or generator (their processes' processor "
+                              "seconds), coreN (core N's busy seconds) or stealN (its "
+                              "stolen seconds)"),
+    Field("seconds", "number", "The cumulative seconds read", "s"),
+))
+
+
+def run_samples(monitor: CpuMonitor, t0_epoch: float, end_epoch: float, *,
+                cores: tuple[int, ...] = ()) -> list[dict]:
+    """A run's raw readings (:meth:`CpuMonitor.samples` from its start ``t0_epoch`` to
+    ``end_epoch``), times in seconds from the run's start, as its requests' are."""
+    return [{"t_s": round(r["epoch_s"] - t0_epoch, 4), "series": r["series"],
+             "seconds": r["seconds"]}
+            for r in monitor.samples(t0_epoch, end_epoch, cores=cores)]
+
+
+def run_access(records: list[dict], t0_epoch: float) -> list[dict]:
+    """A run's access log lines (``Tomcat.access_records``) with the request's start in
+    seconds from the run's start (empty where the log does not give it).
+
+    >>> row = run_access([{"line": 3, "status": 200, "server_us": 14200, "bytes": 2048,
+    ...                    "begin_epoch_ms": 1000500, "commit_ms": 14, "thread": "exec-1"}],
+    ...                  1000.0)[0]
+    >>> row["begin_s"], row["thread"]
+    (0.5, 'exec-1')
+    """
+    return [{"line": r["line"],
+             "begin_s": (round(r["begin_epoch_ms"] / 1000 - t0_epoch, 3)
+                         if r["begin_epoch_ms"] is not None else None),
+             "status": r["status"], "server_us": r["server_us"], "commit_ms": r["commit_ms"],
+             "bytes": r["bytes"], "thread": r["thread"]} for r in records]
+
+
+def per_answer_ms(share: float | None, seconds: float, answers: int) -> float | None:
+    """A process group's whole processor time per answer, in ms, by the utilization law
+    D = U / X: its share of one core ``share`` over a window of ``seconds`` in which it gave
+    ``answers`` answers (None when it gave none or the share is unknown).
+
+    >>> per_answer_ms(0.73, 20.0, 1000)
+    14.6
+    """
+    if share is None or share != share or answers <= 0 or seconds <= 0:
+        return None
+    return share * seconds / answers * 1000
+
+
+def thread_cpu_ms(rows: list[dict], start_s: float, end_s: float, *,
+                  column: str = "server_cpu_us") -> float | None:
+    """The mean processor time the answering threads reported (``column``, in microseconds)
+    over the answered requests sent in the window, in ms (None when none reported one).
+
+    >>> rows = [{"start_s": "1.0", "outcome": "ok", "server_cpu_us": "14000"},
+    ...         {"start_s": "2.0", "outcome": "ok", "server_cpu_us": "14500"},
+    ...         {"start_s": "2.5", "outcome": "closed", "server_cpu_us": ""},
+    ...         {"start_s": "9.0", "outcome": "ok", "server_cpu_us": "99000"}]
+    >>> thread_cpu_ms(rows, 0.0, 5.0)
+    14.25
+    """
+    values = [float(r[column]) for r in rows
+              if start_s <= float(r["start_s"]) < end_s and r["outcome"] == "ok"
+              and r.get(column) not in (None, "")]
+    return sum(values) / len(values) / 1000 if values else None
 
 
 def _process_seconds(pids: list[int]) -> float:
@@ -106,6 +191,28 @@ class CpuMonitor:
         used = (self._interpolate(self.values[name], end)
                 - self._interpolate(self.values[name], start))
         return used / (end - start)
+
+    def samples(self, start: float, end: float, *, cores: tuple[int, ...] = ()
+                ) -> list[dict]:
+        """The raw readings taken between two wall-clock times, long: one row per reading
+        and series (each group's cumulative processor seconds, and for each of ``cores`` its
+        cumulative busy and stolen seconds), times in epoch seconds."""
+        with self._lock:
+            n = min([len(self.times), *(len(v) for v in self.values.values())])
+            rows = []
+            for i in range(n):
+                at = self.times[i]
+                if not start <= at <= end:
+                    continue
+                for name, series in self.values.items():
+                    rows.append({"epoch_s": round(at, 4), "series": name,
+                                 "seconds": round(series[i], 4)})
+                for core in cores:
+                    rows.append({"epoch_s": round(at, 4), "series": f"core{core}",
+                                 "seconds": round(self.cores[i][core], 3)})
+                    rows.append({"epoch_s": round(at, 4), "series": f"steal{core}",
+                                 "seconds": round(self.steal[i][core], 3)})
+        return rows
 
     def add_group(self, name: str, pids: Callable[[], list[int]]) -> None:
         """Sample one more process group from now on (before the monitor starts, best)."""

@@ -100,3 +100,17 @@ def test_the_generator_report_summarises_every_run():
     assert report["runs"] == len(runs)
     assert report["kept_up"] == runs["generator_kept_up"].sum()
     assert report["generator_cpu_max"] == runs["generator_cpu"].max()
+
+
+def test_the_jvms_demand_is_its_processor_share_over_the_throughput(summary):
+    """D = U / X per run, and per split the median over the load runs (the one-client runs,
+    where the JVM's background weighs on few answers, left out)."""
+    usable = summary[summary["throughput"] > 0]
+    np.testing.assert_allclose(usable["jvm_cpu_s"], usable["server_cpu"] / usable["throughput"],
+                               rtol=1e-12)  # one division each way: a few ulps
+    demand = analysis.jvm_demand(DATASET)
+    for split, value in demand.items():
+        load = usable[(usable["split"] == split) & (usable["kind"] == "load")]
+        assert value == pytest.approx(float(load["jvm_cpu_s"].median()), rel=1e-12)
+        # the whole JVM spends more than the answering thread, per answer
+        assert value > float(load["server_cpu_ms"].median()) / 1000

@@ -272,3 +272,16 @@ def test_a_level_taken_below_80_clients_says_so_in_the_evidence():
     evidence = found.loc["IM-C4", "evidence"]
     assert "100 threads, queue 200: 50.0/s (measured up to 30 clients only)" in evidence
     assert evidence.count("measured up to") == 1
+
+
+def test_the_knee_is_judged_with_each_demand():
+    """Both demands, the same runs; with the JVM's larger processor time the model's core
+    saturates sooner, so it predicts longer response times at every run."""
+    by = chapter.accuracy_by_demand(chapter.BOOK_DATASET)
+    assert set(by["demand"]) == {"thread", "jvm"}
+    tl = by[(by["model"] == "thread-limited") & (by["quantity"] == "response time")
+            & (by["split"] == "cpu")].set_index(["demand", "regime"])
+    assert tl.loc["thread", "runs"].sum() == tl.loc["jvm", "runs"].sum()  # exact: counts
+    for regime in set(tl.loc["jvm"].index) & set(tl.loc["thread"].index):
+        assert tl.loc[("jvm", regime), "median error"] > tl.loc[("thread", regime),
+                                                                 "median error"]

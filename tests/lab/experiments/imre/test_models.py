@@ -70,6 +70,20 @@ def test_the_stored_data_set_gives_each_split_a_service_time_and_its_parts():
                                np.maximum(table["S"], table["s_cpu"]))
 
 
+def test_the_processor_time_comes_from_the_thread_or_the_whole_jvm():
+    from queuetune.lab.experiments.imre import analysis
+
+    thread = models.service(DATASET)
+    jvm = models.service(DATASET, demand="jvm")
+    np.testing.assert_allclose(jvm["S"], thread["S"], rtol=0, atol=0)  # the same one-client S
+    np.testing.assert_allclose(jvm["s_cpu"], analysis.jvm_demand(DATASET).loc[jvm.index],
+                               rtol=0, atol=0)  # taken over as it is
+    np.testing.assert_allclose(jvm["s_cpu"] + jvm["s_wait"], np.maximum(jvm["S"], jvm["s_cpu"]))
+    assert (jvm["s_cpu"] > thread["s_cpu"]).all()
+    with pytest.raises(ValueError, match="demand must be one of"):
+        models.service(DATASET, demand="process")
+
+
 def test_the_measured_runs_are_the_load_runs_with_their_response_time():
     load = models.measured(DATASET)
     assert set(load["kind"]) == {"load"}

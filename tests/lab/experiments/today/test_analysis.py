@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from queuetune.lab import datasets
@@ -56,8 +57,11 @@ def test_regimes_and_model_errors(smoke):
     assert set(table["regime"]) <= set(REGIMES)
     assert (table["load"] > 0).all() and np.isfinite(table["capacity"]).all()
     assert table["x_model"].notna().all()
-    assert table["x_error"].to_numpy() == pytest.approx(
-        (table["x_model"] / table["throughput"] - 1).to_numpy())
+    # a run that completed no answer in its window (a loaded machine's) has no error
+    measured = table["throughput"] > 0
+    assert table.loc[measured, "x_error"].to_numpy() == pytest.approx(
+        (table["x_model"] / table["throughput"] - 1)[measured].to_numpy())
+    assert table.loc[~measured, "x_error"].isna().all()
     by_regime = analysis.errors_by_regime(folder)
     assert by_regime["regime"].tolist() == list(REGIMES)
     assert by_regime["runs"].sum() == table["valid"].astype(bool).sum()
@@ -106,3 +110,19 @@ def test_the_virtual_thread_bound_refuses_nothing_in_the_compared_runs(name):
     # and the bound is below Tomcat's: the campaign let maxConnections connections in
     server = datasets.metadata(name)["settings"]["server"]
     assert analysis.VIRTUAL_CAPACITY <= server["max_connections"]
+
+
+def test_a_data_set_measured_before_the_distributions_reads_as_constant_work():
+    """The stored data sets have no distribution column: their runs read as constant work,
+    and the processor time of their answering threads varies by a few per cent at most."""
+    table = analysis.summarize("today-processors-2026-11-27")
+    assert set(table["distribution"]) == {"constant"}
+    load = table[(table["kind"] == "load") & table["cpu_cv"].notna()]
+    assert len(load) and (load["cpu_cv"] < 0.1).all()
+    assert table["wait_cv"].isna().all()  # no drawn wait recorded
+
+
+def test_the_coefficient_of_variation_is_the_sample_spread_over_the_mean():
+    values = pd.Series([1.0, 2.0, 3.0, None])
+    assert analysis._cv(values) == pytest.approx(0.5, rel=1e-12)  # sd 1 over mean 2
+    assert np.isnan(analysis._cv(pd.Series([4.0])))

@@ -188,3 +188,18 @@ def test_the_report_sees_each_configuration_with_its_own_resources(dataset):
         t = times.loc[int(part["processors"].iloc[0])]
         assert q.service.loc[group, "s_cpu"] == pytest.approx(t["s_c"])
         assert q.service.loc[group, "S"] == pytest.approx(t["s_c"] + t["s_w"])
+
+
+def test_the_answers_of_a_convoy_come_in_bursts_of_the_thread_count():
+    """On the stored one-processor runs with constant work, past a few clients, the answers
+    come in bursts of T separated by silences longer than half the wait; with few clients
+    (25, below the threads' ceiling) the bursts are smaller."""
+    burst = chapter.bursts("today-processors-2026-11-27")
+    one = burst[burst["processors"] == 1].set_index(["threads", "clients"])
+    for threads in (5, 8):
+        for clients in (50, 75, 110):
+            row = one.loc[(threads, clients)]
+            assert row["median burst (answers)"] == threads  # exact: a median of counts
+            assert row["time in silences"] > 0.5
+        assert one.loc[(threads, 25), "median burst (answers)"] < threads
+    assert set(burst["run"]) <= set(range(1, 27))

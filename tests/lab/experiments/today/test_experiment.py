@@ -63,6 +63,39 @@ def test_a_run_with_both_or_neither_load_is_refused(tmp_path):
         campaign.load(path).schedule()
 
 
+def test_the_convoy_campaign_crosses_distributions_and_processors_in_about_12_minutes():
+    plan = campaign.load(campaign.builtin("today-convoy"))
+    load = [r for r in plan.schedule() if r.kind == "load"]
+    assert sorted((r["processors"], r["distribution"]) for r in load) == sorted(
+        (p, d) for p in (1, 2) for d in experiment.DISTRIBUTIONS)
+    assert {(r["threads"], r["clients"]) for r in load} == {(8, 75)}
+    # the one-client runs measure the mean service time with constant work
+    assert {r["distribution"] for r in plan.schedule() if r.kind == "one-client"} == {
+        "constant"}
+    assert 9 <= plan.estimated_seconds() / 60 <= 15
+    assert plan.settings.workload.lognormal_cv == pytest.approx(1.5, rel=0, abs=0)  # exact: read
+
+
+def test_a_distribution_the_page_cannot_draw_is_refused_by_name(tmp_path):
+    text = campaign.builtin("today-convoy").read_text(encoding="utf-8")
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace('"lognormal"]', '"uniform"]'), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"design\.distribution\[2\] must be one of"):
+        campaign.load(path)
+    path.write_text(text.replace("lognormal_cv = 1.5", "lognormal_cv = 0"), encoding="utf-8")
+    with pytest.raises(ValueError, match="workload.lognormal_cv"):
+        campaign.load(path)
+
+
+def test_stored_campaigns_keep_constant_work():
+    """A campaign file without the factor measures what it measured before: constant work,
+    and the page's request is the one the stored data sets sent."""
+    plan = campaign.load(campaign.builtin("today-processors"))
+    assert {r["distribution"] for r in plan.schedule()} == {"constant"}
+    assert experiment.request_path(work=5, sleep_us=40000, size=2048) == (
+        "/today.jsp?work=5&sleep_us=40000&bytes=2048")
+
+
 # -- a real smoke campaign ------------------------------------------------------------------
 
 
@@ -86,6 +119,29 @@ def test_the_smoke_data_set_validates_and_is_checked(smoke):
     assert (started["sent"] == started["locust_requests"]).all()
     assert (started["server_answered"] == started["ok"]).all()
     assert started["generator_cpu"].notna().all() and started["generator_share"].notna().all()
+
+
+@pytest.mark.lab
+def test_the_server_side_evidence_is_stored_with_every_run(smoke):
+    """Tomcat's access log (a row per answer, with its thread), the monitor's raw readings,
+    and the JVM's whole processor time per answer beside the answering thread's."""
+    _, folder = smoke
+    runs = datasets.load("runs", folder)
+    started = runs[runs["server_error"].isna()]
+    access = datasets.load("access", folder)
+    counted = access.groupby("run").size().reindex(started["run"], fill_value=0)
+    assert counted.tolist() == started["server_answered"].tolist()  # exact: counts
+    assert access["thread"].str.startswith(("queuetune-exec-", "queuetune-vt-")).all()
+    samples = datasets.load("cpu_samples", folder)
+    for _, run in started.iterrows():
+        series = set(samples[samples["run"] == run["run"]]["series"])
+        assert {"server", "generator", "core1"} <= series
+    platform = started[(started["executor"] == "platform") & (started["ok"] > 0)]
+    assert (platform["thread_cpu_ms"] > 0).all() and (platform["jvm_cpu_ms"] > 0).all()
+    requests = datasets.load("requests", folder)
+    answered = requests[requests["outcome"] == "ok"]
+    # the smoke campaign's work is constant: the page drew nothing
+    assert (answered["capped"] == 0).all() and answered["drawn_work"].nunique() == 1
 
 
 @pytest.mark.lab
@@ -235,3 +291,74 @@ def test_a_request_waiting_for_a_permit_past_its_deadline_is_stopped(no_leftover
         ask(1000, 3000, short)
     assert waiter == [(503, "deadline")] and holder == [(503, "deadline")]
     assert short == [(200, None)]
+
+
+def _drawn(page: str, header: dict, seed: int | None) -> tuple[int, int, int, int]:
+    headers = dict(header)
+    if seed is not None:
+        headers["X-Queuetune-Draw-Seed"] = str(seed)
+    with urllib.request.urlopen(urllib.request.Request(page, headers=headers),
+                                timeout=30) as answer:
+        answer.read()
+        return (answer.status, int(answer.headers["X-Queuetune-Drawn-Work"]),
+                int(answer.headers["X-Queuetune-Drawn-Wait-Us"]),
+                int(answer.headers["X-Queuetune-Capped"]))
+
+
+@pytest.mark.lab
+def test_the_page_draws_each_requests_work_from_its_distribution(no_leftovers):
+    """400 requests per distribution, each with its own seed: the drawn iterations and waits
+    have the distribution's mean and spread; a seed draws the same values again; without the
+    secret nothing is drawn; a draw past the page's bound is capped, counted and answered."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from queuetune.lab import tomcat
+
+    secret = experiment.new_secret()
+    header = {experiment.SECRET_HEADER: secret}
+    settings = tomcat.ServerSettings(threads=4, queue=100, port=tomcat.free_port(), cores=(1,))
+    n, work, wait_us = 400, 2_000, 300
+    drawn = {}
+    with tomcat.Tomcat(settings, pages={"today.jsp": experiment.page(secret)},
+                       ready_path=f"{experiment.PAGE}?work=0&sleep_us=0",
+                       ready_headers=header) as server, ThreadPoolExecutor(4) as pool:
+        for dist in experiment.DISTRIBUTIONS:
+            page = server.url + experiment.request_path(work=work, sleep_us=wait_us, size=200,
+                                                        distribution=dist, lognormal_cv=1.5)
+            drawn[dist] = np.array(list(pool.map(
+                lambda i, page=page: _drawn(page, header, 1000 + i), range(n))))
+            again = _drawn(page, header, 1007)
+            assert tuple(again) == tuple(drawn[dist][7])  # exact: the same seed, the same draw
+        assert _status(server.url + experiment.request_path(
+            work=work, sleep_us=wait_us, size=200, distribution="exponential"), {}) == 403
+        # a mean at the bound of the iterations: whatever the draw, the arithmetic reaches
+        # MAX_CPU_MS of processor time first (1 s), is capped there, counted and answered
+        big = server.url + experiment.request_path(work=100_000_000_000, sleep_us=0, size=200,
+                                                   distribution="exponential")
+        status, _, _, capped = _drawn(big, header, 1)
+        assert (status, capped) == (200, 1)
+    for dist in experiment.DISTRIBUTIONS:
+        status, iterations, waits, capped = drawn[dist].T
+        assert (status == 200).all() and (capped == 0).all()
+        if dist == "constant":
+            assert (iterations == work).all() and (waits == wait_us).all()  # exact: as given
+            continue
+        # the iterations' and the waits' factors are independent draws of one distribution:
+        # pooled, 2n of them. The seeds are fixed, so the check is deterministic; its bounds
+        # (3.5 standard errors) would refuse a correct page's draws for 1 seed set in 2,000
+        ratio = np.concatenate([iterations / work, waits / wait_us])
+        cv = 1.0 if dist == "exponential" else 1.5
+        assert abs(ratio.mean() - 1) < 3.5 * cv / np.sqrt(len(ratio)), (dist, ratio.mean())
+        if dist == "exponential":
+            # Exp(1): P(X > 1) = e^-1, a proportion of 2n
+            share, p = (ratio > 1).mean(), np.exp(-1)
+            assert abs(share - p) < 3.5 * np.sqrt(p * (1 - p) / len(ratio)), share
+        else:
+            # ln X is normal, sigma^2 = ln(1 + cv^2) and mean -sigma^2 / 2: its sample mean
+            # and standard deviation (standard errors sigma / sqrt(2n) and sigma / sqrt(4n))
+            logs = np.log(ratio)
+            sigma = np.sqrt(np.log1p(cv**2))
+            assert abs(logs.mean() + sigma**2 / 2) < 3.5 * sigma / np.sqrt(len(logs))
+            assert abs(logs.std() - sigma) < 3.5 * sigma / np.sqrt(2 * len(logs)), logs.std()

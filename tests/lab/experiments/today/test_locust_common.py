@@ -29,8 +29,11 @@ SCRIPT = textwrap.dedent("""
         "timeout": (TimeoutError(), 0), "gevent timeout": (gevent.Timeout(), 0),
         "timed out": (OSError("read timed out"), 0), "other": (KeyError("k"), 0),
     }
+    seeds = [lf.draw_seed(1, run, user, seq) for run in (1, 2) for user in (0, 1, 2)
+             for seq in range(50)]
     print(json.dumps({"classified": {k: lf.classify(*a) for k, a in cases.items()},
-                      "fields": list(lf.FIELDS)}))
+                      "fields": list(lf.FIELDS), "seeds": seeds,
+                      "again": lf.draw_seed(1, 2, 1, 7), "header": lf.DRAW_SEED_HEADER}))
 """)
 
 
@@ -54,3 +57,13 @@ def test_each_outcome_is_named_as_the_data_name_it(seen, case, expected):
 
 def test_the_rows_have_the_requests_tables_columns(seen):
     assert seen["fields"] == records.columns(TABLES["requests"])
+
+
+def test_each_request_gets_its_own_seed_of_the_pages_draws(seen):
+    """Distinct (run, client, request) give distinct seeds, each a Java long >= 0; the same
+    request of the same campaign gets the same seed (its draws can be drawn again)."""
+    seeds = seen["seeds"]
+    assert len(set(seeds)) == len(seeds) == 300
+    assert all(0 <= s < 2**63 for s in seeds)
+    assert seen["again"] == seeds[150 + 50 + 7]  # exact: an integer, run 2, client 1, seq 7
+    assert seen["header"] == "X-Queuetune-Draw-Seed"

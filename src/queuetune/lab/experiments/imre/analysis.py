@@ -7,7 +7,10 @@ or failed before the run ended). Per run, as Imre et al. define them:
 * ``error_rate`` - the share of requests sent that failed (their Figure 3);
 * ``r_all``, ``r_error``, ``r_succ`` - mean response time of all, failed and successful
   requests; ``r_succ_eq2`` recomputes ``r_succ`` from the other two by their equation (2),
-  ``R_succ = (R_all - e R_error) / (1 - e)``, which JMeter's logs forced them to use.
+  ``R_succ = (R_all - e R_error) / (1 - e)``, which JMeter's logs forced them to use;
+* ``jvm_cpu_s`` - the JVM's whole processor time per answer, by the utilization law D = U / X
+  (U: the JVM's share of its core over the window, X: ``throughput``), beside ``server_cpu_ms``,
+  the median processor time of the answering thread alone.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import pandas as pd
 from ...datasets import dataset_dir, datasets, load, metadata
 
 __all__ = ["datasets", "dataset_dir", "load", "metadata", "in_window", "summarize",
-           "service_time", "generator_report", "runs_of", "windows", "refusal_margin"]
+           "service_time", "generator_report", "runs_of", "windows", "refusal_margin",
+           "jvm_demand"]
 
 
 def runs_of(dataset: str | Path) -> pd.DataFrame:
@@ -136,7 +140,21 @@ def summarize(dataset: str | Path) -> pd.DataFrame:
     # Imre et al., eq. (2): R_succ from R_all and R_error (R_error counts only where e > 0).
     table["r_succ_eq2"] = (table["r_all"] - e * table["r_error"].fillna(0.0)) / (1 - e)
     table["utilization"] = table["server_cpu"]
+    table["jvm_cpu_s"] = (table["server_cpu"] / table["throughput"]).where(
+        table["throughput"] > 0)
     return table.reset_index(drop=True)
+
+
+def jvm_demand(dataset: str | Path) -> pd.Series:
+    """Per split: the JVM's whole processor time per answer (``jvm_cpu_s``, seconds), the
+    median over the split's load runs. The one-client runs are left out: at a few answers per
+    second the JVM's own background work (its timers, the access log, compilation) weighs on
+    each answer far more than under load. A split without a load run is NaN."""
+    table = summarize(dataset)
+    load_runs = table[table["kind"] == "load"]
+    splits = pd.unique(table["split"])
+    return load_runs.groupby("split")["jvm_cpu_s"].median().reindex(splits).rename(
+        "jvm_cpu_s")
 
 
 def service_time(dataset: str | Path) -> pd.DataFrame:

@@ -27,7 +27,8 @@ __all__ = ["REGIMES", "BOOK_DATASET", "accuracy_headline", "accuracy_by_regime_o
            "accuracy_by_regime", "configurations", "invalid_runs", "knee",
            "regimes", "validity_table", "MIN_RELATIVE", "config_label", "split_label",
            "remeasured", "model_curves",
-           "differs", "claims", "processor_demand", "at_clients", "prediction_errors",
+           "differs", "claims", "processor_demand", "accuracy_by_demand", "at_clients",
+           "prediction_errors",
            "pool_bounds", "pool_effect", "repeatability"]
 
 #: The data set the lab chapter and README read (any Imre data set under data/lab/ works in
@@ -509,7 +510,7 @@ def processor_demand(dataset: str | Path) -> pd.DataFrame:
     and range over the load runs)."""
     table = analysis.summarize(dataset)
     table = table[table["throughput"] > 0].copy()
-    table["demand_ms"] = 1000 * table["server_cpu"] / table["throughput"]
+    table["demand_ms"] = 1000 * table["jvm_cpu_s"]
     rows = []
     for split, part in table.groupby("split", sort=False):
         one, load = part[part["kind"] == "one-client"], part[part["kind"] == "load"]
@@ -731,14 +732,25 @@ def error_text(by_regime: pd.DataFrame, split: str, model: str, regime: str,
     return f"{row['median error']:+.1%} ({row['low']:+.1%} to {row['high']:+.1%})"
 
 
-def accuracy_by_regime_of(dataset: str | Path) -> pd.DataFrame:
+def accuracy_by_regime_of(dataset: str | Path, *, demand: str = "thread") -> pd.DataFrame:
     """:func:`accuracy_by_regime` of a data set, from its one-client service times and its
-    repeated windows, as the lab chapter computes it."""
+    repeated windows, as the lab chapter computes it; the processor time per request by
+    ``demand`` (:data:`models.DEMANDS`: the answering thread's, or the JVM's whole time per
+    answer), which sets both the predictions and the knee that sorts the runs."""
     measured = remeasured(dataset)
-    services = models.service(dataset)
+    services = models.service(dataset, demand=demand)
     think = analysis.metadata(dataset)["settings"]["think_time_s"]
     predicted = models.predict(measured, services, think)
     return accuracy_by_regime(measured, predicted, services, think, analysis.windows(dataset))
+
+
+def accuracy_by_demand(dataset: str | Path) -> pd.DataFrame:
+    """:func:`accuracy_by_regime_of` with each demand of :data:`models.DEMANDS`, one table
+    with a column ``demand``: the thread-limited model's errors predicted from the answering
+    thread's processor time and from the JVM's whole processor time per answer."""
+    frames = [accuracy_by_regime_of(dataset, demand=d).assign(demand=d)
+              for d in models.DEMANDS]
+    return pd.concat(frames, ignore_index=True)
 
 
 def accuracy_headline(dataset: str | Path) -> str:

@@ -35,7 +35,7 @@ from ... import wire
 from ...campaign import Campaign, Factor, Run, get, name_of, only
 from ...generator import Generator, LoadSpec
 from ...harness import Measured, Server, Session
-from ...monitor import CpuMonitor
+from ...monitor import CpuMonitor, per_answer_ms, run_access, run_samples, thread_cpu_ms
 from ...tomcat import (
     APP_PAGE,
     DEADLINE_HEADER,
@@ -513,7 +513,8 @@ def server(session: Session, run: Run) -> Iterator[Server]:
                               accept_count=s.accept_count,
                               keep_alive_requests=s.keep_alive_requests,
                               connection_timeout_ms=s.connection_timeout_ms,
-                              heap_mb=s.heap_mb, cores=s.server_cores)
+                              heap_mb=s.heap_mb, cores=s.server_cores,
+                              access_log_detail=True)
     with session.progress(f"{_label(run)}: starting the server"):
         tomcat = Tomcat(settings, pages={"work.jsp": page(secret)},
                         ready_headers={SECRET_HEADER: secret})
@@ -613,15 +614,20 @@ def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) ->
         rows_path, meta = generator.result()
         rows = _read_rows(rows_path)
     monitor.sample()
+    ended = time.time()
     seconds = time.monotonic() - started
     counters = tomcat.settle().since(before) if tomcat else None
+    access = tomcat.access_records(before.answered) if tomcat else []
     window = (meta["t0_epoch"] + spec.ramp_s + spec.warmup_s, meta["t0_epoch"] + spec.stop_s)
     row, failed = _run_row(settings, run, split, work, spec, rows, meta, counters, monitor,
                            window, seconds)
     if opts.target is not None:  # the user's server: its pool and queue are not the design's
         row.update(threads=None, queue=None, max_connections=None, capacity=None)
+    cores = tuple(sorted(set(settings.server.server_cores) | set(settings.server.generator_cores)))
+    tables = {"requests": rows, "access": run_access(access, meta["t0_epoch"]),
+              "cpu_samples": run_samples(monitor, meta["t0_epoch"], ended, cores=cores)}
     return Measured(row=row, window=window, refused_seen=row["closed"],
-                    connection_errors=row["other_errors"], tables={"requests": rows},
+                    connection_errors=row["other_errors"], tables=tables,
                     failed_checks=failed)
 
 
@@ -671,6 +677,10 @@ def _run_row(settings: Settings, run: Run, split: Split, work: int, spec: LoadSp
         "closed": closed, "other_errors": len(rows) - ok - closed,
         "server_answered": answered, "server_rejected": rejected, "server_time_ms": mean_ms,
         "server_cpu": server_cpu, "server_core_busy": core_busy,
+        "thread_cpu_ms": _round(thread_cpu_ms(rows, start_s, end_s), 4),
+        "jvm_cpu_ms": _round(per_answer_ms(server_cpu, end_s - start_s, sum(
+            1 for r in rows if r["outcome"] == "ok" and start_s <= float(r["start_s"]) < end_s)
+        ), 4),
         "generator_cpu": _round(generator_cpu, 4),
         "generator_core_busy": _round(monitor.cores_share(server.generator_cores, *window), 4),
         "lag_p99_ms": _round(lag_p99, 3), "generator_kept_up": not failed,

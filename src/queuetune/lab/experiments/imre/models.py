@@ -26,7 +26,7 @@ from ...quantities import ModelQuantities
 from . import analysis
 
 __all__ = ["measured", "service", "predict", "fit_split", "compare_split",
-           "model_quantities"]
+           "model_quantities", "DEMANDS"]
 
 #: What the models are compared on, as named in the fits.
 QUANTITIES = ("response_time", "throughput")
@@ -40,11 +40,24 @@ def measured(dataset: str | Path) -> pd.DataFrame:
     return load.reset_index(drop=True)
 
 
-def service(dataset: str | Path) -> pd.DataFrame:
-    """Per split: S measured with one client, and its split into processor time (the JVM's
-    measure of the answering thread) and the rest (waiting, and the server's other work)."""
+#: Where the processor time per request s_c comes from: ``thread``, the JVM's measure of the
+#: answering thread with one client; ``jvm``, the JVM's whole processor time per answer under
+#: load by the utilization law (:func:`analysis.jvm_demand`: the thread's time plus the
+#: server's own work for each answer, the accepting and polling threads, the access log, the
+#: collector and the compiler).
+DEMANDS = ("thread", "jvm")
+
+
+def service(dataset: str | Path, *, demand: str = "thread") -> pd.DataFrame:
+    """Per split: S measured with one client, and its split into processor time ``s_cpu``
+    (by ``demand``, one of :data:`DEMANDS`) and the rest (waiting, and the server's other
+    work), ``s_wait = S - s_cpu``."""
+    if demand not in DEMANDS:
+        raise ValueError(f"demand must be one of {DEMANDS}, got {demand!r}")
     one = analysis.service_time(dataset).set_index("split")
-    out = pd.DataFrame({"S": one["measured_s"], "s_cpu": one["server_cpu_s"]})
+    cpu = (one["server_cpu_s"] if demand == "thread"
+           else analysis.jvm_demand(dataset).reindex(one.index))
+    out = pd.DataFrame({"S": one["measured_s"], "s_cpu": cpu})
     out["s_wait"] = (out["S"] - out["s_cpu"]).clip(lower=0.0)
     return out
 

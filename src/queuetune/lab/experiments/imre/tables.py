@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...monitor import ACCESS_TABLE, SAMPLES_TABLE
 from ...records import Field, Table, runner_fields
 
 _RUN = Field("run", "integer", "Run number, in the order the runs were measured")
@@ -50,6 +51,11 @@ TABLES: dict[str, Table] = {
                                       "share of one core"),
         Field("server_core_busy", "number", "Share of time the server's core(s) were busy "
                                             "over the window (anything running on them)"),
+        Field("thread_cpu_ms", "number", "Mean processor time of the answering thread per "
+                                         "answered request sent in the window", "ms"),
+        Field("jvm_cpu_ms", "number", "The JVM's whole processor time per answer: "
+                                      "server_cpu times the window's length over the "
+                                      "answered requests sent in it (D = U / X)", "ms"),
         Field("generator_cpu", "number", "Processor time of the Locust processes over the "
                                          "window, as a share of one core"),
         Field("generator_core_busy", "number", "Share of time the generator's core(s) were "
@@ -80,6 +86,8 @@ TABLES: dict[str, Table] = {
         Field("server_cpu_us", "integer", "Processor time the answering thread used, measured "
                                           "by the JVM (empty without an answer)", "us"),
     )),
+    "access": ACCESS_TABLE,
+    "cpu_samples": SAMPLES_TABLE,
     "calibration": Table("calibration.csv",
                          "Requests that calibrated iterations per millisecond", (
         Field("step", "integer", "Request number"),

@@ -10,6 +10,9 @@ Only requests *sent* inside a run's measurement window count. Per run:
   95 % interval by batch means (the window cut into :data:`BATCHES` equal parts: consecutive
   requests are correlated, single requests are not independent samples);
 * ``permit_wait_ms`` and ``permit_wait_p99_ms`` - time waiting for a permit of the pool;
+* ``distribution`` - how the page drew the work (``constant`` in data sets measured before
+  the factor existed); ``cpu_cv`` and ``wait_cv`` - the achieved coefficient of variation of
+  the answering threads' processor time and of the drawn waits (NaN where not recorded);
 * ``lateness_p99_ms`` - how late the generator sent, ``generator_share`` - its share of the
   busy time of Tomcat's cores (0 when it runs on cores of its own);
 * ``regime`` - below, at or past the knee: the offered load against the nominal capacity of
@@ -79,7 +82,18 @@ def _run_metrics(group: pd.DataFrame) -> pd.Series:
         "r_mean": ok["latency_ms"].mean() if len(ok) else np.nan, "r_low": low, "r_high": high,
         "permit_wait_ms": wait.mean() if len(wait) else np.nan,
         "permit_wait_p99_ms": float(np.percentile(wait, 99)) if len(wait) else np.nan,
+        "cpu_cv": _cv(ok["server_cpu_us"]),
+        "wait_cv": _cv(ok["drawn_wait_us"]) if "drawn_wait_us" in ok else np.nan,
     })
+
+
+def _cv(values: pd.Series) -> float:
+    """The coefficient of variation (sample standard deviation over the mean) of the values
+    given (NaN with fewer than two, or a mean of 0)."""
+    values = values.dropna().astype(float)
+    if len(values) < 2 or values.mean() <= 0:
+        return np.nan
+    return float(values.std(ddof=1) / values.mean())
 
 
 def _completions(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.Series:
@@ -105,6 +119,9 @@ def summarize(dataset: str | Path) -> pd.DataFrame:
             "window_start_s", "window_end_s", "generator_cpu", "generator_share",
             "lateness_p99_ms", "virtual_share", "valid", "invalid_reason"]
     table = runs[keep].join(metrics, on="run")
+    # data sets measured before the factor existed: constant work
+    table["distribution"] = (runs["distribution"].fillna("constant") if "distribution" in runs
+                             else "constant")
     length = table["window_end_s"] - table["window_start_s"]
     table["offered"] = np.where(table["arrival_rate"] > 0, table["arrival_rate"],
                                 table["sent_in_window"] / length)
@@ -221,8 +238,19 @@ def prediction_errors(dataset: str | Path) -> pd.DataFrame:
         t = times.loc[row["processors"]]
         result = predict(row, t["s_c"], t["s_w"])
         x, r = float(result.throughput), float(result.response_time) * 1000
-        table.loc[i, cols] = [x, r, x / row["throughput"] - 1, r / row["r_mean"] - 1]
+        table.loc[i, cols] = [x, r, _relative(x, row["throughput"]),
+                              _relative(r, row["r_mean"])]
     return table
+
+
+def _relative(predicted: float, measured: float) -> float:
+    """predicted / measured - 1, or NaN where nothing was measured (a run that completed no
+    answer inside its window, as a loaded machine's smoke run may: no error to state).
+
+    >>> _relative(11.0, 10.0), _relative(1.0, 0.0)
+    (0.10000000000000009, nan)
+    """
+    return predicted / measured - 1 if measured > 0 else float("nan")
 
 
 def errors_by_regime(dataset: str | Path, *, seed: int = 1, draws: int = 2000

@@ -23,7 +23,7 @@ from ...quantities import ModelQuantities
 from ...regimes import errors_by_regime
 from . import analysis
 
-__all__ = ["FACTORS", "KEEP_UP", "EXPECTED_REFUSED", "measured", "thread_time",
+__all__ = ["FACTORS", "KEEP_UP", "EXPECTED_REFUSED", "measured", "thread_time", "bursts",
            "load_column", "invalid", "fit_times", "model_values", "errors", "by_regime",
            "curves", "advice", "setup", "error_text", "errors_shown", "advice_shown",
            "model_chart", "PREDICTED", "FITTED", "model_quantities"]
@@ -151,6 +151,36 @@ def thread_time(table: pd.DataFrame) -> pd.DataFrame:
     out["JVM processor time per request (ms)"] = 1000 * busy["server_cpu"] / busy["throughput"]
     out["cores busy"] = busy["cores_busy"]
     return out.reset_index(drop=True)
+
+
+def bursts(dataset: str | Path) -> pd.DataFrame:
+    """How the answers of each platform-thread closed-loop load run arrived: in bursts
+    separated by silences. Two consecutive answers (ends of answered requests, in the window)
+    belong to one burst when less than half the requests' wait ``wait_ms`` apart; per run, the
+    median burst size, and the share of the window spent in silences between bursts. Threads
+    that compute at once and then all wait at once answer in bursts of about T, and their
+    core idles during the silences; with no wait (``wait_ms`` 0) there is nothing to tell
+    apart, and the run has no row."""
+    runs = analysis.runs_of(dataset)
+    runs = runs[(runs["kind"] == "load") & (runs["executor"] == "platform")
+                & (runs["clients"] > 0) & (runs["wait_ms"] > 0)]
+    requests = datasets.load("requests", dataset)
+    rows = []
+    for _, run in runs.iterrows():
+        mine = requests[(requests["run"] == run["run"]) & (requests["outcome"] == "ok")]
+        ends = np.sort((mine["start_s"] + mine["latency_ms"] / 1000).to_numpy())
+        ends = ends[(ends >= run["window_start_s"]) & (ends < run["window_end_s"])]
+        if len(ends) < 2:
+            continue
+        gaps = np.diff(ends)
+        silent = gaps >= run["wait_ms"] / 2000
+        sizes = np.diff(np.flatnonzero(np.r_[True, silent, True]))
+        rows.append({"run": int(run["run"]), "processors": int(run["processors"]),
+                     "threads": int(run["threads"]), "clients": int(run["clients"]),
+                     "cores busy": float(run["cores_busy"]) / int(run["processors"]),
+                     "median burst (answers)": float(np.median(sizes)),
+                     "time in silences": float(gaps[silent].sum() / (ends[-1] - ends[0]))})
+    return pd.DataFrame(rows)
 
 
 def invalid(table: pd.DataFrame) -> pd.DataFrame:

@@ -3,7 +3,9 @@
 Factors, in product order: ``processors`` (Tomcat on 1 core, or on 2 shared with the load
 generator), ``executor`` (``platform`` threads of an Executor, or Tomcat's virtual-thread
 executor on a Java 21+ runtime), ``threads`` and ``queue`` (the platform Executor's
-``maxThreads`` and ``maxQueueSize``), ``pool`` (permits C of the page's database pool), then
+``maxThreads`` and ``maxQueueSize``), ``pool`` (permits C of the page's database pool),
+``distribution`` (how the page draws each request's processor time and wait around the
+workload's means: ``constant``, the default, ``exponential`` or ``lognormal``; issue 31), then
 the load: ``clients`` (a closed loop) or ``arrival_rate`` (open Poisson arrivals); exactly one
 of the two is set in each run. The first server calibrates how many iterations of the
 arithmetic make a millisecond of processor time; each run warms up, then measures.
@@ -35,7 +37,7 @@ from ...campaign import Campaign, Factor, Run, get, only
 from ...generator import Generator, LoadSpec
 from ...harness import Measured, Server, Session
 from ...java import VIRTUAL_EXECUTOR, JavaRuntime, find_java
-from ...monitor import CpuMonitor
+from ...monitor import CpuMonitor, per_answer_ms, run_access, run_samples, thread_cpu_ms
 from ...records import runner_fields
 from ...tomcat import (
     BASE_PREFIX,
@@ -60,7 +62,7 @@ from .tables import TABLES
 __all__ = ["NAME", "TITLE", "FACTORS", "TABLES", "Settings", "parse_settings", "schedule",
            "estimated_seconds", "describe", "readme_lines", "preflight", "server", "prepare",
            "measure", "page", "new_secret", "locustfile", "SECRET_HEADER", "PAGE",
-           "virtual_server_xml"]
+           "virtual_server_xml", "DISTRIBUTIONS", "request_path"]
 
 NAME = "today"
 TITLE = "Today's server: two processors, an arrival rate, a database pool, virtual threads"
@@ -105,6 +107,12 @@ class Workload:
     response_bytes: int
     think_time_s: float
     keep_alive: bool
+    # The coefficient of variation of the lognormal draws. 1.5 by default: the exponential
+    # already gives 1, and a heavier tail is what a service's measured times show (a few slow
+    # requests far from the mean); at 1.5 a draw passes 100 times its mean with probability
+    # about 1e-6, so the page's bounds (MAX_CPU_MS is 100 times a 10 ms mean) almost never
+    # cap one.
+    lognormal_cv: float = 1.5
 
 
 @dataclass(frozen=True)
@@ -192,7 +200,9 @@ def _workload(table: Mapping[str, Any]) -> Workload:
                                            "workload.response_bytes", low=100,
                                            high=10_000_000, unit="bytes"),
                     think_time_s=_seconds(table, "think_time_s", "workload"),
-                    keep_alive=_flag(table, "keep_alive", "workload"))
+                    keep_alive=_flag(table, "keep_alive", "workload"),
+                    lognormal_cv=real(table.get("lognormal_cv", 1.5), "workload.lognormal_cv",
+                                      low=0.01, high=10.0))
     if work.cpu_ms <= 0:
         raise ValueError("workload.cpu_ms must be > 0 (the processors' work), got 0")
     return work
@@ -280,6 +290,16 @@ def _rate(value: Any, key: str, settings: Settings) -> float:  # noqa: ARG001
     return real(value, key, low=0.0, high=100_000.0, unit="/s")
 
 
+DISTRIBUTIONS = ("constant", "exponential", "lognormal")
+
+
+def _distribution(value: Any, key: str, settings: Settings) -> str:  # noqa: ARG001
+    if value not in DISTRIBUTIONS:
+        raise ValueError(f"{key} must be one of {', '.join(map(repr, DISTRIBUTIONS))}, "
+                         f"got {value!r}")
+    return value
+
+
 FACTORS: dict[str, Factor] = {
     "processors": Factor("processors", _processors,
                          "cores Tomcat runs on, 1 to the length of server.cores",
@@ -292,6 +312,10 @@ FACTORS: dict[str, Factor] = {
                     default=lambda s: s.server.queue),
     "pool": Factor("pool", _count(0, 100_000), "permits of the pool, 0 (none) to 100000",
                    default=lambda s: 0),
+    "distribution": Factor("distribution", _distribution,
+                           "how the page draws each request's processor time and wait: "
+                           "'constant', 'exponential' or 'lognormal'",
+                           default=lambda s: "constant", server=False),
     "clients": Factor("clients", _count(0, 100_000), "closed-loop clients, 0 to 100000",
                       default=lambda s: 0, server=False),
     "arrival_rate": Factor("arrival_rate", _rate, "open-loop arrivals per second, 0 to 100000",
@@ -320,7 +344,8 @@ def schedule(plan: Campaign) -> list[Run]:
     for run in cells:
         if plan.settings.timing.one_client_s > 0 and run["processors"] not in seen:
             seen.add(run["processors"])
-            one = tuple((k, 1 if k == "clients" else 0.0 if k == "arrival_rate" else v)
+            one = tuple((k, 1 if k == "clients" else 0.0 if k == "arrival_rate"
+                         else "constant" if k == "distribution" else v)
                         for k, v in run.levels)
             order.append(Run("one-client", one))
         order.append(run)
@@ -528,7 +553,7 @@ def server(session: Session, run: Run) -> Iterator[Server]:
         ServerSettings(threads=run["threads"], queue=run["queue"], port=s.port or free_port(),
                        max_connections=s.max_connections, accept_count=s.accept_count,
                        connection_timeout_ms=s.connection_timeout_ms, heap_mb=s.heap_mb,
-                       cores=cores),
+                       cores=cores, access_log_detail=True),
         runtime=runtime, executor=run["executor"],
         pages={"today.jsp": page(secret, connections=run["pool"])},
         ready_path=f"{PAGE}?work=0&sleep_us=0", ready_headers={SECRET_HEADER: secret})
@@ -638,14 +663,32 @@ def _spec(session: Session, run: Run) -> LoadSpec:
         run=session.run_number, clients=1 if open_loop else run["clients"],
         # the open loop's mean gap between arrivals travels as its "think time"
         think_s=1.0 / run["arrival_rate"] if open_loop else 0.0 if one else work.think_time_s,
-        path=(f"{PAGE}?work={_work(session)}&sleep_us={round(work.wait_ms * 1000)}"
-              f"&bytes={work.response_bytes}"),
+        path=request_path(work=_work(session), sleep_us=round(work.wait_ms * 1000),
+                          size=work.response_bytes, distribution=run["distribution"],
+                          lognormal_cv=work.lognormal_cv),
         seed=plan.seed, ramp_s=0.0 if open_loop or one else timing.ramp_s,
         warmup_s=1.0 if one else timing.warmup_s,
         measure_s=timing.one_client_s if one else timing.measure_s,
         timeout_s=settings.checks.request_timeout_s, keep_alive=work.keep_alive,
         headers={SECRET_HEADER: session.state["secret"],
                  DEADLINE_HEADER: str(round(settings.checks.request_timeout_s * 1000))})
+
+
+def request_path(*, work: int, sleep_us: int, size: int, distribution: str = "constant",
+                 lognormal_cv: float = 1.5) -> str:
+    """The page's request; with a distribution, ``work`` and ``sleep_us`` are the means the
+    page draws around (constant work sends no ``dist``: the requests of the stored data sets).
+
+    >>> request_path(work=10, sleep_us=40, size=2048, distribution="lognormal")
+    '/today.jsp?work=10&sleep_us=40&bytes=2048&dist=lognormal&cv_pct=150'
+    """
+    path = f"{PAGE}?work={work}&sleep_us={sleep_us}&bytes={size}"
+    if distribution == "constant":
+        return path
+    path += f"&dist={_distribution(distribution, 'distribution', None)}"
+    if distribution == "lognormal":
+        path += f"&cv_pct={round(lognormal_cv * 100)}"
+    return path
 
 
 def _levels_row(session: Session, run: Run) -> dict[str, Any]:
@@ -659,6 +702,9 @@ def _levels_row(session: Session, run: Run) -> dict[str, Any]:
         "clients": run["clients"], "arrival_rate": run["arrival_rate"],
         "think_s": None if open_loop else (0.0 if run.kind == "one-client"
                                            else settings.workload.think_time_s),
+        "distribution": run["distribution"],
+        "lognormal_cv": (settings.workload.lognormal_cv if run["distribution"] == "lognormal"
+                         else None),
         "cpu_ms": settings.workload.cpu_ms, "wait_ms": settings.workload.wait_ms,
         "work": _work(session) if "work_per_ms" in session.state else None,
         "java": session.state["runtime"].version,
@@ -697,12 +743,18 @@ def measure(session: Session, server_: Server, run: Run, monitor: CpuMonitor) ->
         rows_path, meta = generator.result()
         rows = _read_rows(rows_path)
     monitor.sample()
+    ended = time.time()
     counters = tomcat.settle().since(before)
+    access = tomcat.access_records(before.answered)
     window = (meta["t0_epoch"] + spec.ramp_s + spec.warmup_s, meta["t0_epoch"] + spec.stop_s)
     row, failed = _run_row(session, run, spec, rows, meta, counters, monitor, window)
     row["seconds"] = round(time.monotonic() - started, 2)
+    cores = tuple(sorted(set(server_cores(settings, run["processors"]))
+                         | set(generator_cores(settings, run["processors"]))))
+    tables = {"requests": rows, "access": run_access(access, meta["t0_epoch"]),
+              "cpu_samples": run_samples(monitor, meta["t0_epoch"], ended, cores=cores)}
     return Measured(row=row, window=window, refused_seen=row["closed"],
-                    connection_errors=row["other_errors"], tables={"requests": rows},
+                    connection_errors=row["other_errors"], tables=tables,
                     failed_checks=failed)
 
 
@@ -769,6 +821,9 @@ def _run_row(session: Session, run: Run, spec: LoadSpec, rows: list[dict], meta:
         "server_time_ms": _round(counters.server_time_us_sum / counters.answered / 1000
                                  if counters.answered else None, 3),
         **cpu, "lateness_p99_ms": _round(late_p99, 3),
+        "thread_cpu_ms": _round(thread_cpu_ms(rows, start_s, end_s), 4),
+        "jvm_cpu_ms": _round(per_answer_ms(cpu["server_cpu"], end_s - start_s, sum(
+            r["outcome"] == "ok" for r in inside)), 4),
         "lateness_max_ms": _round(max(lateness) if lateness else None, 3),
         "virtual_share": _round(sum(r["virtual"] == "1" for r in answered) / len(answered)
                                 if answered else None, 4),

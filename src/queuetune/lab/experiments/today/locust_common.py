@@ -3,13 +3,16 @@ Locust event listeners): the run's spec, the rows of the requests, and the run's
 
 Every request becomes one row: who sent it, when it was planned and when it was sent (its
 lateness), how long it took, what came back, and what the server said in its headers: the
-processor time of the arithmetic, the time spent waiting for a permit of the pool, and whether
-a virtual thread ran it.
+processor time of the arithmetic, the time spent waiting for a permit of the pool, whether
+a virtual thread ran it, and, where the page draws the work (``dist``), the drawn iterations and
+wait and how many of them its bounds capped. Each request carries the seed of its draws
+(``draw_seed``: from the campaign's seed, the run, the client and the request's number).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import time
 from typing import Any
@@ -25,7 +28,9 @@ from locust.runners import MasterRunner, WorkerRunner
 _geventhttpclient._may_retry_after_send_error = lambda method: False
 
 FIELDS = ("run", "user", "seq", "planned_s", "start_s", "lateness_ms", "latency_ms", "outcome",
-          "status", "bytes", "server_cpu_us", "permit_wait_us", "virtual")
+          "status", "bytes", "server_cpu_us", "permit_wait_us", "virtual", "drawn_work",
+          "drawn_wait_us", "capped")
+DRAW_SEED_HEADER = "X-Queuetune-Draw-Seed"
 
 state: dict[str, Any] = {"rows": [], "users": 0, "t0": None, "t0_epoch": None}
 
@@ -71,6 +76,17 @@ def _record(response, exception, context, response_length, **_kwargs) -> None:
     seen["cpu_us"] = _header(headers, "X-Queuetune-Cpu-Us")
     seen["wait_us"] = _header(headers, "X-Queuetune-Permit-Wait-Us")
     seen["virtual"] = _header(headers, "X-Queuetune-Virtual")
+    seen["drawn_work"] = _header(headers, "X-Queuetune-Drawn-Work")
+    seen["drawn_wait_us"] = _header(headers, "X-Queuetune-Drawn-Wait-Us")
+    seen["capped"] = _header(headers, "X-Queuetune-Capped")
+
+
+def draw_seed(seed: int, run: int, user: int, seq: int) -> int:
+    """The seed of one request's draws on the page: a 63-bit hash of who sent it (the same
+    request of the same campaign draws the same values; distinct requests, distinct streams;
+    tested in a process of its own, as this module patches the process for gevent)."""
+    digest = hashlib.blake2b(f"{seed}:{run}:{user}:{seq}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
 
 
 def classify(exception: BaseException | None, status: int) -> tuple[str, int]:
@@ -97,6 +113,7 @@ def send(client, spec: dict[str, Any], headers: dict[str, str], *, user: int, se
     t0 = state["t0"]
     now = time.perf_counter()
     seen: dict[str, Any] = {}
+    headers = {**headers, DRAW_SEED_HEADER: str(draw_seed(spec["seed"], spec["run"], user, seq))}
     client.get(spec["path"], name="today", headers=headers, context={"lab": seen})
     end = time.perf_counter()
     outcome, status = classify(seen.get("exception"), seen.get("status", 0))
@@ -104,6 +121,7 @@ def send(client, spec: dict[str, Any], headers: dict[str, str], *, user: int, se
         spec["run"], user, seq, round(planned, 6), round(now - t0, 6),
         round((now - t0 - planned) * 1000, 3), round((end - now) * 1000, 3), outcome, status,
         seen.get("bytes", 0), seen.get("cpu_us"), seen.get("wait_us"), seen.get("virtual"),
+        seen.get("drawn_work"), seen.get("drawn_wait_us"), seen.get("capped"),
     ))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...monitor import ACCESS_TABLE, SAMPLES_TABLE
 from ...records import Field, Table, runner_fields
 
 _RUN = Field("run", "integer", "Run number, in the order the runs were measured")
@@ -23,8 +24,16 @@ TABLES: dict[str, Table] = {
         Field("arrival_rate", "number", "Planned Poisson arrival rate (0 in a closed-loop "
                                         "run)", "1/s"),
         Field("think_s", "number", "Mean think time of the closed-loop clients", "s"),
-        Field("cpu_ms", "number", "Processor time of the arithmetic asked for", "ms"),
-        Field("wait_ms", "number", "Wait phase asked for, holding a permit", "ms"),
+        Field("distribution", "string", "How the page drew each request's processor time "
+                                        "and wait: constant (the means as given), "
+                                        "exponential or lognormal (coefficient of variation "
+                                        "lognormal_cv)"),
+        Field("lognormal_cv", "number", "Coefficient of variation of the lognormal draws "
+                                        "(empty for the other distributions)"),
+        Field("cpu_ms", "number", "Processor time of the arithmetic asked for (with a "
+                                  "distribution: its mean)", "ms"),
+        Field("wait_ms", "number", "Wait phase asked for, holding a permit (with a "
+                                   "distribution: its mean)", "ms"),
         Field("work", "integer", "Iterations of the arithmetic loop sent with each request"),
         Field("java", "string", "Version of the Java runtime Tomcat ran on"),
         Field("server_error", "string", "Why the server did not start (the measured error; "
@@ -45,6 +54,12 @@ TABLES: dict[str, Table] = {
               "ms"),
         Field("server_cpu", "number", "Processor time of Tomcat's JVM over the window, in "
                                       "cores"),
+        Field("thread_cpu_ms", "number", "Mean processor time of the answering thread per "
+                                         "answered request sent in the window (empty on "
+                                         "virtual threads)", "ms"),
+        Field("jvm_cpu_ms", "number", "The JVM's whole processor time per answer: "
+                                      "server_cpu times the window's length over the "
+                                      "answered requests sent in it (D = U / X)", "ms"),
         Field("generator_cpu", "number", "Processor time of the load generator over the "
                                          "window, in cores (with 2 processors it shares "
                                          "Tomcat's cores)"),
@@ -84,7 +99,16 @@ TABLES: dict[str, Table] = {
                                            "measured by the page", "us"),
         Field("virtual", "integer", "1 when a virtual thread ran it, 0 when a platform "
                                     "thread did (empty without an answer)"),
+        Field("drawn_work", "integer", "Iterations of the arithmetic the page drew for it "
+                                       "(the run's distribution; constant: the mean; empty "
+                                       "without an answer)"),
+        Field("drawn_wait_us", "integer", "Wait phase the page drew for it", "us"),
+        Field("capped", "integer", "How many of its two draws the page's bounds capped (the "
+                                   "iterations' bound or MAX_CPU_MS of processor time, and "
+                                   "MAX_WAIT_MS)"),
     )),
+    "access": ACCESS_TABLE,
+    "cpu_samples": SAMPLES_TABLE,
     "calibration": Table("calibration.csv",
                          "Requests that calibrated iterations per millisecond", (
         Field("step", "integer", "Request number"),

@@ -4,11 +4,28 @@
   held: a fair java.util.concurrent.Semaphore of C permits, written into the page when it is
   deployed (C = 0: no pool, the wait phase holds nothing).
 
-    GET /today.jsp?work=ITERATIONS&sleep_us=MICROSECONDS&bytes=SIZE
+    GET /today.jsp?work=ITERATIONS&sleep_us=MICROSECONDS&bytes=SIZE&dist=NAME&cv_pct=CV
 
-  work      iterations of the arithmetic loop (the runner calibrates iterations per millisecond)
-  sleep_us  the wait phase, in microseconds, spent holding a permit (after waiting for one)
+  work      iterations of the arithmetic loop (the runner calibrates iterations per millisecond);
+            with a distribution, their mean
+  sleep_us  the wait phase, in microseconds, spent holding a permit (after waiting for one);
+            with a distribution, its mean
   bytes     size of the answer
+  dist      constant (the default: work and sleep_us as given), exponential or lognormal: the
+            page draws the request's iterations and its wait, independently, as the given
+            mean times a factor of mean 1 from that distribution (lognormal: coefficient of
+            variation cv_pct / 100, 1 to 1000 %, default 150)
+
+  The draws use a java.util.SplittableRandom seeded with the header X-Queuetune-Draw-Seed (the
+  generator sends one per request, derived from the campaign's seed, the run, the client and
+  the request's number, so that a run's draws can be drawn again; SplittableRandom mixes its
+  seed, so that close seeds give unrelated draws, which java.util.Random's first draws are
+  not), else ThreadLocalRandom (Java 17+: both are RandomGenerators). A drawn
+  value is capped by the page's bounds: the iterations by the work parameter's bound, the wait
+  by MAX_WAIT_MS, and the arithmetic of a drawn request by MAX_CPU_MS of processor time (it
+  then ends and the request is answered, not stopped); the header X-Queuetune-Capped counts
+  the capped draws (0, 1 or 2). X-Queuetune-Drawn-Work and X-Queuetune-Drawn-Wait-Us give the
+  drawn values.
 
   Bounds (queuetune.lab.tomcat: MAX_CPU_MS, MAX_WAIT_MS, MAX_HOLD_MS, written in when the page
   is made): a larger sleep_us is refused; the arithmetic stops once the thread has used
@@ -18,7 +35,7 @@
   by then) or MAX_HOLD_MS. A stopped request gets 503 and the header X-Queuetune-Stopped
   (processor-time or deadline).
 
-  Headers of the answer: X-Queuetune-Cpu-Us (processor time of the request's thread, -1 when
+  Headers of the answer (besides the drawn values): X-Queuetune-Cpu-Us (processor time of the request's thread, -1 when
   the JVM cannot measure it, as for a virtual thread), X-Queuetune-Permit-Wait-Us (time spent
   waiting for a permit, measured apart from the rest), X-Queuetune-Virtual (1 when the request
   ran on a virtual thread).
@@ -30,6 +47,7 @@
   measured.
 --%><%@ page session="false" contentType="text/html; charset=UTF-8" trimDirectiveWhitespaces="true"
     import="java.lang.management.ManagementFactory, java.lang.management.ThreadMXBean, java.util.concurrent.Semaphore" %><%!
+    private static final long MAX_WORK = 100_000_000_000L;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final byte[] SECRET =
         "@QUEUETUNE_SECRET@".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -67,6 +85,38 @@
         return false;
     }
 
+    // A factor of mean 1: 1 (constant), Exp(1), or lognormal with coefficient of variation cv
+    // (sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2, so that its mean is 1).
+    private static double factor(String dist, double cv,
+                                 java.util.random.RandomGenerator random) {
+        if ("exponential".equals(dist)) {
+            return -Math.log(1.0 - random.nextDouble());
+        }
+        if ("lognormal".equals(dist)) {
+            double sigma2 = Math.log1p(cv * cv);
+            return Math.exp(-sigma2 / 2 + Math.sqrt(sigma2) * random.nextGaussian());
+        }
+        return 1.0;
+    }
+
+    private static String distribution(jakarta.servlet.http.HttpServletRequest request) {
+        String dist = request.getParameter("dist");
+        if (dist == null || dist.equals("constant")) {
+            return "constant";
+        }
+        if (!dist.equals("exponential") && !dist.equals("lognormal")) {
+            throw new IllegalArgumentException("dist must be constant, exponential or lognormal");
+        }
+        return dist;
+    }
+
+    private static java.util.random.RandomGenerator generator(
+            jakarta.servlet.http.HttpServletRequest request) {
+        String seed = request.getHeader("X-Queuetune-Draw-Seed");
+        return seed != null ? new java.util.SplittableRandom(Long.parseLong(seed.trim()))
+                            : java.util.concurrent.ThreadLocalRandom.current();
+    }
+
     private static boolean allowed(jakarta.servlet.http.HttpServletRequest request) {
         String given = request.getHeader("X-Queuetune-Secret");
         return given != null && java.security.MessageDigest.isEqual(
@@ -102,10 +152,27 @@
     }
     long started = System.nanoTime();
     long cpuStart = THREADS.getCurrentThreadCpuTime();
-    long iterations = parameter(request, "work", 0L, 100_000_000_000L);
+    long iterations = parameter(request, "work", 0L, MAX_WORK);
     long sleepUs = parameter(request, "sleep_us", 0L, MAX_WAIT_US);
     long deadline = deadline(request, started);
     long size = parameter(request, "bytes", 2048L, 10_000_000L);
+    String dist = distribution(request);
+    double cv = parameter(request, "cv_pct", 150L, 1000L) / 100.0;
+    if (cv <= 0) {
+        throw new IllegalArgumentException("cv_pct must be in [1, 1000]");
+    }
+    boolean drawn = !dist.equals("constant");
+    boolean workCapped = false;
+    boolean waitCapped = false;
+    if (drawn) {
+        java.util.random.RandomGenerator random = generator(request);
+        double work = iterations * factor(dist, cv, random);
+        double wait = sleepUs * factor(dist, cv, random);
+        iterations = work < MAX_WORK ? Math.round(work) : MAX_WORK;
+        sleepUs = wait < MAX_WAIT_US ? Math.round(wait) : MAX_WAIT_US;
+        workCapped = work >= MAX_WORK;
+        waitCapped = wait >= MAX_WAIT_US;
+    }
 
     // A dependent chain of square roots: it cannot be vectorized or skipped, and its result
     // goes into the answer so that the JIT cannot drop it.
@@ -122,7 +189,11 @@
             }
             long cpuNow = cpuStart >= 0 ? THREADS.getCurrentThreadCpuTime() : -1;
             if (cpuNow >= 0 && cpuNow - cpuStart > MAX_CPU_NS) {
-                stopped = "processor-time";
+                if (drawn) {  // a drawn value past the bound: capped, counted, answered
+                    workCapped = true;
+                } else {
+                    stopped = "processor-time";
+                }
                 break;
             }
         }
@@ -156,6 +227,10 @@
     boolean measurable = cpuStart >= 0 && cpuEnd >= 0;
     response.setHeader("X-Queuetune-Cpu-Us", Long.toString(measurable ? (cpuEnd - cpuStart) / 1000 : -1));
     response.setHeader("X-Queuetune-Permit-Wait-Us", Long.toString(waitNs / 1000));
+    response.setHeader("X-Queuetune-Drawn-Work", Long.toString(iterations));
+    response.setHeader("X-Queuetune-Drawn-Wait-Us", Long.toString(sleepUs));
+    response.setHeader("X-Queuetune-Capped", Integer.toString(
+        (workCapped ? 1 : 0) + (waitCapped ? 1 : 0)));
     response.setHeader("X-Queuetune-Virtual", isVirtual(Thread.currentThread()) ? "1" : "0");
 
     StringBuilder answer = new StringBuilder((int) size + 64);
