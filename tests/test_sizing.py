@@ -515,3 +515,23 @@ def test_a_p99_objective_far_past_saturation_names_the_processors():
     assert (f"the p99 objective of 2000 ms is not met at the peak "
             f"({sizing._g4(1000 * s.response_time_p99)} ms): the 4 processors given prevent "
             "it (more threads do not help; more processors would)" in s.warnings)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_promise_is_the_answers_row_at_that_load(seed):
+    """sizing.promise, given the recommended settings and a multiple of the peak, is the
+    answer's own row there (the lab scores a deployed advice with it)."""
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(1, 17))
+    cpu, wait = float(rng.uniform(0.002, 0.05)), float(rng.uniform(0.0, 0.3))
+    rate = float(rng.uniform(0.2, 0.6)) * p / cpu
+    answer = sizing.size(processors=p, cpu_time=cpu, wait_time=wait, arrival_rate=rate,
+                         read_timeout=2.0)
+    for row in answer.loads:
+        got = sizing.promise(processors=p, cpu_time=cpu, wait_time=wait,
+                             threads=answer.threads, capacity=answer.capacity,
+                             connections=answer.connections,
+                             arrival_rate=row["multiple"] * rate)
+        for key in ("throughput", "response_time", "response_time_p50", "response_time_p95",
+                    "response_time_p99", "utilization", "refused"):
+            assert got[key] == pytest.approx(row[key], rel=1e-12, abs=1e-15), (key, row)

@@ -75,7 +75,7 @@ from .models.passage import geometric_sums  # NumPy only (SciPy is imported by t
 __all__ = [
     "LIMITS", "TRIM", "CONVERGED", "MAX_HOLDERS", "TAIL", "HEADROOM", "MULTIPLES",
     "DEFAULT_READ_TIMEOUT", "ORIGINS", "Holders", "ServerState", "Sizing", "holders_throughput",
-    "solve", "size", "percentiles", "erlang_c_servers", "erlang_c_connections", "service_quantile",
+    "solve", "promise", "size", "percentiles", "erlang_c_servers", "erlang_c_connections", "service_quantile",
 ]
 
 #: Documented ranges of the inputs (SI units).
@@ -260,6 +260,28 @@ def solve(*, processors: int = 1, cpu_time: float, wait_time: float,
             return ServerState(h.limit, math.inf, h.limit * s_c / p, 0.0, math.inf, False)
         return _open(h, setting, rate)
     return _closed(h, setting, K, Z)
+
+
+def promise(*, processors: int = 1, cpu_time: float, wait_time: float,
+            threads: int | None = None, connections: int | None = None,
+            capacity: int | None = None, arrival_rate: float | None = None,
+            clients: int | None = None, think_time: float | None = None) -> dict:
+    """What the sizing promises for a server of these settings at this load: one row of its
+    answer (:attr:`Sizing.loads`) at any load, with the same keys (``throughput``,
+    ``response_time`` and its ``_p50``, ``_p95``, ``_p99``, ``utilization``, ``refused``;
+    ``multiple`` is 1). The lab scores a deployed advice with it at the loads it measures.
+
+    >>> row = promise(processors=2, cpu_time=0.01, wait_time=0.0, threads=4,
+    ...               arrival_rate=100)
+    >>> round(row["response_time"], 6), row["refused"]  # M/M/2 at U = 0.5
+    (0.013333, 0.0)
+    """
+    p, s_c, s_w, C, T = _resources(processors, cpu_time, wait_time, connections, threads)
+    rate, K, Z = _load(arrival_rate, clients, think_time)
+    B = None if capacity is None else integer(capacity, "capacity", low=1,
+                                              high=LIMITS["capacity"][1])
+    h = Holders(processors=p, cpu_time=s_c, wait_time=s_w, connections=C)
+    return _row(h, _Setting(T, B), rate, K, Z, 1.0)
 
 
 # --------------------------------------------------------------------------- the sizing
