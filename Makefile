@@ -180,7 +180,7 @@ lab: setup
 # check, CAMPAIGN=path/to/file.toml for any experiment's campaign, LAB_ARGS for more (see:
 # .venv/bin/python -m queuetune.lab run --help).
 CAMPAIGN ?= imre
-measure: setup tomcat
+measure: setup tomcat database
 	$(PY) -m queuetune.lab run $(CAMPAIGN) --out data/lab $(LAB_ARGS)
 
 # Model validation against discrete-event simulation (minutes; writes results/validation_models.*)

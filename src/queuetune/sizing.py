@@ -75,7 +75,8 @@ from .models.passage import geometric_sums  # NumPy only (SciPy is imported by t
 __all__ = [
     "LIMITS", "TRIM", "CONVERGED", "MAX_HOLDERS", "TAIL", "HEADROOM", "MULTIPLES",
     "DEFAULT_READ_TIMEOUT", "ORIGINS", "Holders", "ServerState", "Sizing", "holders_throughput",
-    "solve", "promise", "size", "percentiles", "erlang_c_servers", "erlang_c_connections", "service_quantile",
+    "solve", "promise", "size", "percentiles", "erlang_c_servers", "erlang_c_connections",
+    "service_quantile",
 ]
 
 #: Documented ranges of the inputs (SI units).

@@ -104,7 +104,7 @@ def test_the_advice_runs_follow_a_one_client_run_on_the_designs_server():
     plan = campaign.load(campaign.builtin("database-advice"))
     runs = plan.schedule()
     assert runs[0].kind == "one-client" and runs[0]["settings_from"] == "design"
-    assert [r["peak_multiple"] for r in runs[1:]] == [0.5, 1.0, 1.1, 1.5, 2.0]
+    assert [r["peak_multiple"] for r in runs[1:]] == [0.5, 1.0, 1.1, 1.5, 2.0, 3.0, 4.0]
     assert len(plan.server_groups()) == 2
 
 

@@ -38,9 +38,9 @@ KEEP_UP = 0.95
 EXPECTED_REFUSED = 0.01
 
 #: The factors that may make a configuration, in the order its label names them.
-FACTORS = ("processors", "executor", "threads", "queue", "pool")
+FACTORS = ("processors", "executor", "threads", "queue", "pool", "distribution")
 _WORDS = {"processors": "p = {}", "executor": "{}", "threads": "T = {}",
-          "queue": "queue {}", "pool": "pool {}"}
+          "queue": "queue {}", "pool": "pool {}", "distribution": "{} work"}
 
 
 def _label(row: pd.Series, varying: list[str]) -> str:
@@ -49,7 +49,8 @@ def _label(row: pd.Series, varying: list[str]) -> str:
         value = row[factor]
         if factor in ("threads", "queue") and row["executor"] == "virtual":
             continue  # a virtual-thread executor has neither
-        parts.append(_WORDS[factor].format(int(value) if factor != "executor" else value))
+        parts.append(_WORDS[factor].format(value if factor in ("executor", "distribution")
+                                           else int(value)))
     return ", ".join(parts) or "one configuration"
 
 
@@ -121,6 +122,10 @@ def model_quantities(dataset: str | Path) -> ModelQuantities:
     if (~platform).any():
         cannot.append("the thread-limited model on virtual threads: they have no thread "
                       "limit, and no queue bound (B) short of maxConnections")
+    closed_loads = runs[runs["clients"].notna()].groupby("group")["clients"].nunique()
+    if (closed_loads < 2).any():
+        cannot.append("fits of a configuration measured at one client count only (a fit "
+                      "needs two or more): " + ", ".join(closed_loads.index[closed_loads < 2]))
     left = int((~steady).sum())
     left_out = ((f"{left} open runs whose queue still grew through the window (never "
                  f"steady; the models describe a steady state)",) if left else ())
