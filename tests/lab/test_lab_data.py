@@ -27,10 +27,14 @@ def test_the_chapter_reads_a_stored_data_set():
     assert "DATASET = chapter.BOOK_DATASET" in chapter_text
 
 
-def test_the_today_chapter_reads_stored_data_sets():
-    text = (Path(__file__).parents[2] / "notebooks" / "today.md").read_text(encoding="utf-8")
+def test_the_chapters_read_every_stored_data_set_of_today_s_server():
+    """Today's chapter reads its campaigns' data sets, and the chapter on the advice the
+    convoy's: each stored data set of the experiment is named by one of them."""
+    notebooks = Path(__file__).parents[2] / "notebooks"
+    text = "".join((notebooks / f"{name}.md").read_text(encoding="utf-8")
+                   for name in ("today", "advice"))
     named = [name for name in TODAY if f'"{name}"' in text]
-    assert named == TODAY, f"the chapter names {named} of {TODAY}"
+    assert named == TODAY, f"the chapters name {named} of {TODAY}"
 
 
 @pytest.mark.parametrize("name", TODAY)
