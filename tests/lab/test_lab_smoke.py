@@ -10,6 +10,7 @@ and no server or generator process is left behind.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from lab_campaigns import (
 )
 
 from queuetune.lab import campaign, datasets, runner, tomcat
-from queuetune.lab.experiments.imre import analysis, chapter, experiment
+from queuetune.lab.experiments.imre import analysis, chapter
 
 pytestmark = pytest.mark.lab
 
@@ -203,27 +204,16 @@ def test_a_killed_runner_takes_its_server_and_generator_with_it(tmp_path, no_lef
     assert not any(base.exists() for base in stale)
 
 
-def test_a_server_started_by_the_user(tmp_path, no_leftovers):
-    settings = smoke_settings()
-    settings["design"][0]["clients"] = [3]
-    plan = campaign.load(write_campaign(tmp_path, settings))
-    server = tomcat.ServerSettings(threads=2, queue=1, port=tomcat.free_port(), cores=(1,))
-    secret = experiment.new_secret()
-    header = {experiment.SECRET_HEADER: secret}
-    with tomcat.Tomcat(server, pages={"work.jsp": experiment.page(secret)},
-                       ready_headers=header) as elsewhere:
-        with pytest.raises(ValueError, match="needs the secret of its test page"):
-            runner.run_campaign(plan, runner.Options(
-                out_root=tmp_path / "out", target=elsewhere.url, progress=False))
-        with pytest.raises(ValueError, match="does not serve the test page .* with this"):
-            runner.run_campaign(plan, runner.Options(
-                out_root=tmp_path / "out", target=elsewhere.url, secret="wrong",
-                progress=False))
-        folder = runner.run_campaign(plan, runner.Options(
-            out_root=tmp_path / "out", target=elsewhere.url, secret=secret, progress=False))
+def test_a_server_started_by_the_user(user_server_smoke):
+    """The smoke campaign against a Tomcat started as a user would (the fixture): refused
+    without the page's secret or with another, then measured with it."""
+    folder, url, refusals = user_server_smoke
+    assert len(refusals) == 2
+    assert re.search("needs the secret of its test page", refusals[0]), refusals[0]
+    assert re.search("does not serve the test page .* with this", refusals[1]), refusals[1]
     assert validate_package(folder).valid
     meta = datasets.metadata(folder)
-    assert meta["server"].startswith(f"a server started by the user at {elsewhere.url}")
+    assert meta["server"].startswith(f"a server started by the user at {url}")
     runs, _ = check_accounting(folder)
     assert runs["server_answered"].isna().all() and runs["server_cpu"].isna().all()
     assert (runs["ok"] > 0).all()

@@ -163,20 +163,11 @@ def test_the_fits_warnings_are_reported(fitted):
 
 
 @pytest.mark.lab
-def test_a_data_set_measured_with_target_is_reported(tmp_path, no_leftovers):
-    """The smoke campaign run with --target against a Tomcat the test starts: the report
-    says which runs it used; with every run (the core check fails on a busy shared machine)
-    it fits and sizes."""
-    from queuetune.lab import campaign, runner, tomcat
-    from queuetune.lab.experiments.imre import experiment
-
-    secret = experiment.new_secret()
-    settings = tomcat.ServerSettings(threads=2, queue=1, port=tomcat.free_port(),
-                                     heap_mb=128, cores=(1,))
-    with tomcat.Tomcat(settings, pages={"work.jsp": experiment.page(secret)},
-                       ready_headers={experiment.SECRET_HEADER: secret}) as server:
-        folder = runner.run_campaign(campaign.load(campaign.builtin("smoke")), runner.Options(
-            out_root=tmp_path, target=server.url, secret=secret, wire=False, progress=False))
+def test_a_data_set_measured_with_target_is_reported(user_server_smoke):
+    """The smoke campaign run with --target against a Tomcat the test starts (the fixture):
+    the report says which runs it used; with every run (the core check fails on a busy shared
+    machine) it fits and sizes."""
+    folder, _, _ = user_server_smoke
     runs = report.datasets.load("runs", folder)
     # the server's pool and queue are its own, not the campaign's levels: unknown
     assert runs[["threads", "queue", "max_connections", "capacity"]].isna().all().all()

@@ -188,6 +188,11 @@ def _worker_loop(environment) -> None:
         elapsed = time.perf_counter() - _state["t0"]
         if elapsed >= spec["stop_s"] and runner.user_count == 0:
             _send_rows(runner)
+            # Locust's own count of this worker's requests goes to the master now, ahead of
+            # "lab_done" on the same socket, instead of with the next periodic report (every
+            # 3 s, WORKER_REPORT_INTERVAL): the master need not wait for it. Locust has no
+            # public call for this; its version is pinned (requirements.txt).
+            runner._send_stats()
             runner.send_message("lab_done", {"worker": _worker_index(environment)})
             return
 
@@ -212,8 +217,8 @@ def _finish_when_done(environment, *, local: bool) -> None:
         if done or elapsed > deadline:
             break
     if not local:
-        # Locust's own count comes with the workers' periodic reports (every 3 s): give the
-        # last of them time to arrive before reading it.
+        # Locust's own count comes with the workers' reports: each worker sends its last
+        # before "lab_done" (_worker_loop); a worker that could not is given time to.
         patience = time.perf_counter() + 7.0
         while (environment.stats.total.num_requests < len(_state["rows"])
                and time.perf_counter() < patience):
