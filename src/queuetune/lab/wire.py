@@ -108,20 +108,46 @@ def _one_request(port: int, index: int, t0: float, out: list, timeout_s: float,
                   round((end - sent) * 1000, 1), outcome, len(received))
 
 
-def _capture(port: int, path: Path):
-    """tcpdump on loopback for the port, or None where it cannot run here."""
+#: How long tcpdump may take to say it listens (it says so once its filter is in place).
+LISTEN_TIMEOUT_S = 10.0
+
+
+def start_tcpdump(arguments: list[str], **popen) -> subprocess.Popen | None:
+    """``tcpdump`` with ``arguments``, returned once it says that it listens (on its standard
+    error, after its capture and filter are in place: a packet sent from then on is seen), or
+    None where it cannot run here (missing, not permitted: no root or ``CAP_NET_RAW``).
+    ``popen``: more arguments of :class:`subprocess.Popen`; its standard error is read here to
+    the end (do not read it, nor call ``communicate``)."""
     if shutil.which("tcpdump") is None:
         return None
-    process = subprocess.Popen(["tcpdump", "-i", "lo", "-nn", "-U", "-w", str(path),
-                                f"tcp port {port}"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
-    time.sleep(1.0)  # tcpdump needs a moment before it sees packets
-    if process.poll() is not None:
-        return None  # not permitted (no root or CAP_NET_RAW)
+    process = subprocess.Popen(["tcpdump", *arguments], stderr=subprocess.PIPE,
+                               start_new_session=True, **popen)
+    said: list[bytes] = []
+
+    def read() -> None:  # every line, so that tcpdump never blocks on a full pipe
+        with process.stderr:
+            for line in process.stderr:
+                said.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    process.reader = reader  # joined by stop_tcpdump
+    deadline = time.monotonic() + LISTEN_TIMEOUT_S
+    while not any("listening on" in str(line) for line in said):
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop_tcpdump(process)
+            return None
+        time.sleep(0.01)
     return process
 
 
-def _stop_capture(process) -> None:
+def _capture(port: int, path: Path):
+    """tcpdump on loopback for the port, writing to ``path``, or None where it cannot run."""
+    return start_tcpdump(["-i", "lo", "-nn", "-U", "-w", str(path), f"tcp port {port}"],
+                         stdout=subprocess.DEVNULL)
+
+
+def stop_tcpdump(process) -> None:
     if process is None:
         return
     process.send_signal(signal.SIGINT)
@@ -130,6 +156,9 @@ def _stop_capture(process) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    reader = getattr(process, "reader", None)
+    if reader is not None:
+        reader.join(timeout=10)
 
 
 _LINE = re.compile(r"^(\d+\.\d+) IP6? [\d.:a-f]+?\.(\d+) > [\d.:a-f]+?\.(\d+): "
@@ -181,7 +210,7 @@ def run_scenario(scenario: Scenario, *, pages: dict[str, bytes],
                 _concurrent(scenario, settings.port, headers, results)
             time.sleep(0.3)
         finally:
-            _stop_capture(capture)
+            stop_tcpdump(capture)
         text = ""
         if capture is not None and pcap.exists():
             with contextlib.suppress(subprocess.SubprocessError, OSError):

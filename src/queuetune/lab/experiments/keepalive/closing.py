@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.client
 import shutil
+import signal
 import subprocess
 import time
 
@@ -59,20 +60,20 @@ def close_sequences(*, tls: bool, requests: int = 6, keep_alive_requests: int = 
                                  warm_port=warm_port if warm_port != port else free_port(),
                                  tls=tls)
     with KeepAliveTomcat(settings) as server:
-        capture = subprocess.Popen(
-            ["tcpdump", "-i", "lo", "-nn", "-tt", "-l",
+        capture = wire.start_tcpdump(
+            ["-i", "lo", "-nn", "-tt", "-l",
              f"tcp port {port} and (tcp[tcpflags] & (tcp-fin|tcp-rst) != 0)"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            start_new_session=True)
+            stdout=subprocess.PIPE, text=True)
+        if capture is None:
+            return None
         try:
-            time.sleep(1.5)  # tcpdump needs a moment before it sees packets
-            if capture.poll() is not None:
-                return None
             _send(server.settings.address, port, requests=requests, tls=tls)
             time.sleep(1.0)
         finally:
-            capture.terminate()
-            text = capture.communicate(timeout=30)[0]
+            with capture.stdout:
+                capture.send_signal(signal.SIGTERM)
+                text = capture.stdout.read()
+                wire.stop_tcpdump(capture)
     return first_closers(wire.parse_tcpdump(text, port))
 
 
