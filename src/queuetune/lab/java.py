@@ -16,24 +16,17 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import processes
 from .tomcat import (
-    BASE_PREFIX,
     ServerError,
     ServerSettings,
     Tomcat,
-    _environment,
-    _require_installation,
     free_port,
-    require_free_port,
-    write_base,
 )
 
 __all__ = ["JavaRuntime", "find_java", "java_runtime", "parse_version", "virtual_thread_xml",
@@ -157,30 +150,18 @@ class VirtualThreadTomcat(Tomcat):
         super().__init__(ServerSettings(threads=1, queue=1, port=port or free_port()),
                          start_timeout_s=start_timeout_s)
         self.runtime = runtime
+        self.java_home = runtime.home
 
-    def start(self) -> None:
-        catalina = _require_installation()
-        require_free_port(self.settings.port, self.settings.address)
-        self._tmp = tempfile.TemporaryDirectory(prefix=BASE_PREFIX)
-        self.base = Path(self._tmp.name)
-        env = _environment({"CATALINA_BASE": str(self.base),
-                            "CATALINA_TMPDIR": str(self.base / "temp"),
-                            "JAVA_HOME": str(self.runtime.home)})
-        env.pop("JRE_HOME", None)
-        try:
-            write_base(self.base, self.settings)
-            (self.base / "conf" / "server.xml").write_text(
-                virtual_thread_xml(port=self.settings.port, address=self.settings.address),
-                encoding="utf-8")
-            (self.base / "webapps" / "ROOT" / "thread.jsp").write_text(THREAD_JSP,
-                                                                       encoding="utf-8")
-            self._log = open(self.base / "logs" / "catalina.out", "wb")  # noqa: SIM115
-            self.process = processes.spawn(["sh", str(catalina), "run"], env=env,
-                                           log=self._log)
-            self._wait_ready()
-        except BaseException:
-            self.stop()
-            raise
+    def write_base(self) -> None:
+        super().write_base()
+        (self.base / "conf" / "server.xml").write_text(
+            virtual_thread_xml(port=self.settings.port, address=self.settings.address),
+            encoding="utf-8")
+        (self.base / "webapps" / "ROOT" / "thread.jsp").write_text(THREAD_JSP,
+                                                                   encoding="utf-8")
+
+    def jvm_options(self) -> list[str]:
+        return []  # the JVM's defaults: this server only shows which thread answers
 
     def get(self, page: str = "/thread.jsp", timeout_s: float = 60.0) -> str:
         with urllib.request.urlopen(self.url + page, timeout=timeout_s) as answer:

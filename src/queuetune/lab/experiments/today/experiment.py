@@ -21,7 +21,6 @@ import os
 import re
 import secrets
 import statistics
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, fields
@@ -32,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from ...._validation import integer, real
-from ... import processes
 from ...campaign import Campaign, Factor, Run, get, only
 from ...generator import Generator, LoadSpec
 from ...harness import Measured, Server, Session
@@ -40,7 +38,6 @@ from ...java import VIRTUAL_EXECUTOR, JavaRuntime, find_java
 from ...monitor import CpuMonitor, per_answer_ms, run_access, run_samples, thread_cpu_ms
 from ...records import runner_fields
 from ...tomcat import (
-    BASE_PREFIX,
     DEADLINE_HEADER,
     MAX_CPU_MS,
     MAX_HOLD_MS,
@@ -48,14 +45,10 @@ from ...tomcat import (
     ServerError,
     ServerSettings,
     Tomcat,
-    _environment,
-    _require_installation,
     free_port,
-    require_free_port,
     server_xml,
     tomcat_version,
     with_limits,
-    write_base,
 )
 from .tables import TABLES
 
@@ -495,30 +488,13 @@ class TodayTomcat(Tomcat):
         super().__init__(settings, **kwargs)
         self.runtime = runtime
         self.executor = executor
+        self.java_home = runtime.home
 
-    def start(self) -> None:
-        catalina = _require_installation()
-        require_free_port(self.settings.port, self.settings.address)
-        self._tmp = tempfile.TemporaryDirectory(prefix=BASE_PREFIX)
-        self.base = Path(self._tmp.name)
-        write_base(self.base, self.settings, self.pages)
+    def write_base(self) -> None:
+        super().write_base()
         if self.executor == "virtual":
             (self.base / "conf" / "server.xml").write_text(virtual_server_xml(self.settings),
                                                            encoding="utf-8")
-        command = ["taskset", "-c", ",".join(map(str, self.settings.cores)),
-                   "sh", str(catalina), "run"]
-        env = _environment({"CATALINA_BASE": str(self.base),
-                            "CATALINA_TMPDIR": str(self.base / "temp"),
-                            "CATALINA_OPTS": " ".join(self.settings.jvm_options()),
-                            "JAVA_HOME": str(self.runtime.home)})
-        env.pop("JRE_HOME", None)
-        self._log = open(self.base / "logs" / "catalina.out", "wb")  # noqa: SIM115
-        try:
-            self.process = processes.spawn(command, env=env, log=self._log)
-            self._wait_ready()
-        except BaseException:
-            self.stop()
-            raise
 
 
 def server_cores(settings: Settings, processors: int) -> tuple[int, ...]:
