@@ -1,9 +1,10 @@
 """What a client sees when Tomcat reaches a limit, on the wire and in the data.
 
-Two small scenarios, each on its own Tomcat with one thread, send a handful of slow requests
-(1 s of sleep each) 10 ms apart, each on a new connection, and record for every one how long
-its connection took to open, how long the answer took, and what came back. ``tcpdump`` records
-the packets on the loopback interface when it is installed and allowed.
+Small scenarios, each on its own Connector (and Executor) of one Tomcat started for them all,
+one scenario at a time, send a handful of slow requests (1 s of sleep each) 10 ms apart, each
+on a new connection, and record for every one how long its connection took to open, how long
+the answer took, and what came back. ``tcpdump`` records the packets on the loopback interface
+when it is installed and allowed.
 
 * ``executor-queue``: an Executor with 1 thread and a queue of 1. The third request finds the
   queue full: Tomcat refuses it.
@@ -35,9 +36,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .tomcat import ServerSettings, Tomcat, free_port
+from .tomcat import ServerSettings, Tomcat, free_port, server_xml
 
-__all__ = ["SCENARIOS", "Scenario", "run_scenario", "parse_tcpdump"]
+__all__ = ["SCENARIOS", "Scenario", "ScenarioTomcat", "run_scenario", "parse_tcpdump"]
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,73 @@ CONNECTION_COLUMNS = ("scenario", "request", "sent_s", "connect_ms", "total_ms",
 PACKET_COLUMNS = ("scenario", "request", "time_s", "direction", "flags", "length")
 
 
+#: About how long the scenarios' Tomcat takes to start.
+SERVER_START_S = 8.0
+
+
 def scenario_seconds(scenario: Scenario) -> float:
-    """About how long a scenario takes: a server start, the slow requests one after the other
-    at worst, and the capture's start and stop."""
-    return 12.0 + scenario.sleep_s * scenario.requests + scenario.seconds
+    """About how long a scenario takes on its started server: the slow requests one after the
+    other at worst, and the capture's start and stop."""
+    return 2.0 + scenario.sleep_s * scenario.requests + scenario.seconds
+
+
+def scenarios_xml(scenarios: tuple[Scenario, ...], ports: tuple[int, ...],
+                  address: str = "127.0.0.1") -> str:
+    """The ``server.xml`` of one Tomcat serving every scenario on a port of its own: each with
+    its own Executor (``limit`` "executor") or the Connector's own threads ("connector"),
+    written by :func:`queuetune.lab.tomcat.server_xml` one scenario at a time.
+
+    >>> xml = scenarios_xml(SCENARIOS[:2], (18080, 18081))
+    >>> xml.count("<Connector "), xml.count("<Executor "), xml.count("<Engine ")
+    (2, 1, 1)
+    """
+    parts = [server_xml(_settings(scenario, port, address=address))
+             for scenario, port in zip(scenarios, ports, strict=True)]
+    elements = []
+    for i, part in enumerate(parts):
+        body = part[part.index('<Service name="Catalina">') + len('<Service name="Catalina">'):
+                    part.index("<Engine ")]
+        elements.append(body.replace('name="pool"', f'name="pool-{i}"')
+                        .replace('executor="pool"', f'executor="pool-{i}"'))
+    first = parts[0]
+    head = first[:first.index('<Service name="Catalina">') + len('<Service name="Catalina">')]
+    return head + "".join(elements) + first[first.index("<Engine "):]
+
+
+def _settings(scenario: Scenario, port: int, *, cores: tuple[int, ...] = (),
+              address: str = "127.0.0.1") -> ServerSettings:
+    return ServerSettings(threads=scenario.threads, queue=scenario.queue, port=port,
+                          cores=cores, max_connections=scenario.max_connections,
+                          accept_count=scenario.accept_count, limit=scenario.limit,
+                          address=address)
+
+
+class ScenarioTomcat(Tomcat):
+    """One Tomcat with a Connector per scenario (:func:`scenarios_xml`), serving ``pages``;
+    :meth:`port` gives a scenario's."""
+
+    def __init__(self, scenarios: tuple[Scenario, ...], *, pages: dict[str, bytes],
+                 headers: dict[str, str] | None = None, cores: tuple[int, ...] = ()):
+        ports: list[int] = []
+        while len(ports) < len(scenarios):
+            port = free_port()
+            if port not in ports:
+                ports.append(port)
+        self.scenarios, self.scenario_ports = scenarios, tuple(ports)
+        super().__init__(_settings(scenarios[0], ports[0], cores=cores), pages=pages,
+                         ready_headers=headers or {})
+
+    def port(self, scenario: Scenario) -> int:
+        return self.scenario_ports[self.scenarios.index(scenario)]
+
+    def ports(self) -> tuple[int, ...]:
+        return self.scenario_ports
+
+    def write_base(self) -> None:
+        super().write_base()
+        (self.base / "conf" / "server.xml").write_text(
+            scenarios_xml(self.scenarios, self.scenario_ports, self.settings.address),
+            encoding="utf-8")
 
 
 def _one_request(port: int, index: int, t0: float, out: list, timeout_s: float,
@@ -188,26 +252,22 @@ def parse_tcpdump(text: str, server_port: int) -> list[tuple[float, int, str, st
     return packets
 
 
-def run_scenario(scenario: Scenario, *, pages: dict[str, bytes],
-                 headers: dict[str, str] | None = None, cores: tuple[int, ...] = ()
-                 ) -> tuple[list[tuple], list[tuple]]:
+def run_scenario(scenario: Scenario, server: ScenarioTomcat, *,
+                 headers: dict[str, str] | None = None) -> tuple[list[tuple], list[tuple]]:
     """Rows of the ``wire_connections`` and ``wire_packets`` tables for one scenario
-    (:data:`CONNECTION_COLUMNS`, :data:`PACKET_COLUMNS`), against the page ``work.jsp`` of
-    ``pages`` (sent ``headers``: its secret)."""
+    (:data:`CONNECTION_COLUMNS`, :data:`PACKET_COLUMNS`), against the page ``work.jsp`` on the
+    scenario's port of ``server`` (sent ``headers``: its secret)."""
     headers = headers or {}
-    settings = ServerSettings(threads=scenario.threads, queue=scenario.queue, port=free_port(),
-                              cores=cores, max_connections=scenario.max_connections,
-                              accept_count=scenario.accept_count, limit=scenario.limit)
+    port = server.port(scenario)
     results: list = [None] * scenario.requests
-    with (Tomcat(settings, pages=pages, ready_headers=headers) as server,
-          tempfile.TemporaryDirectory() as tmp):
+    with tempfile.TemporaryDirectory() as tmp:
         pcap = Path(tmp) / "wire.pcap"
-        capture = _capture(settings.port, pcap)
+        capture = _capture(port, pcap)
         try:
             if scenario.clients:
-                results = _back_to_back(scenario, settings.port, headers)
+                results = _back_to_back(scenario, port, headers)
             else:
-                _concurrent(scenario, settings.port, headers, results)
+                _concurrent(scenario, port, headers, results)
             time.sleep(0.3)
         finally:
             stop_tcpdump(capture)
@@ -216,7 +276,7 @@ def run_scenario(scenario: Scenario, *, pages: dict[str, bytes],
             with contextlib.suppress(subprocess.SubprocessError, OSError):
                 text = subprocess.run(["tcpdump", "-nn", "-tt", "-r", str(pcap)],
                                       capture_output=True, text=True, timeout=30).stdout
-        packets = parse_tcpdump(text, server.settings.port)
+        packets = parse_tcpdump(text, port)
     connections = [(scenario.name, i, *row) for i, row in enumerate(results)]
     return connections, _packet_rows(scenario.name, packets)
 

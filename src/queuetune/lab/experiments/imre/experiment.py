@@ -338,7 +338,7 @@ def estimated_seconds(plan: Campaign, *, starts_server: bool = True) -> float:
     runs = plan.schedule()
     calibration = 3.0 + settings.timing.calibration_requests * 0.04
     starts = len(plan.server_groups()) * (SERVER_START_S + settings.timing.jit_warmup_s)
-    scenarios = sum(wire.scenario_seconds(s) for s in wire.SCENARIOS)
+    scenarios = wire.SERVER_START_S + sum(wire.scenario_seconds(s) for s in wire.SCENARIOS)
     return (sum(_run_seconds(settings, r) for r in runs) + calibration
             + ((starts + scenarios) if starts_server else 0.0))
 
@@ -476,15 +476,23 @@ def before_campaign(session: Session) -> None:
     if not session.options.wire or session.options.target is not None:
         return
     secret = new_secret()
-    for scenario in wire.SCENARIOS:
-        with session.progress(f"limits: {scenario.name}"):
-            connections, packets = wire.run_scenario(
-                scenario, cores=session.plan.settings.server.server_cores,
-                pages={"work.jsp": page(secret)}, headers={SECRET_HEADER: secret})
-            session.writer.append("wire_connections", [
-                dict(zip(wire.CONNECTION_COLUMNS, row, strict=True)) for row in connections])
-            session.writer.append("wire_packets", [
-                dict(zip(wire.PACKET_COLUMNS, row, strict=True)) for row in packets])
+    headers = {SECRET_HEADER: secret}
+    server = wire.ScenarioTomcat(wire.SCENARIOS, pages={"work.jsp": page(secret)},
+                                 headers=headers,
+                                 cores=session.plan.settings.server.server_cores)
+    with session.progress("limits: starting the server"):
+        server.start()
+    try:
+        for scenario in wire.SCENARIOS:
+            with session.progress(f"limits: {scenario.name}"):
+                connections, packets = wire.run_scenario(scenario, server, headers=headers)
+                session.writer.append("wire_connections", [
+                    dict(zip(wire.CONNECTION_COLUMNS, row, strict=True))
+                    for row in connections])
+                session.writer.append("wire_packets", [
+                    dict(zip(wire.PACKET_COLUMNS, row, strict=True)) for row in packets])
+    finally:
+        server.stop()
 
 
 def _label(run: Run) -> str:
