@@ -285,11 +285,11 @@ class _Events:
 
     def start(self, process: Iterator) -> None:
         """Start ``process`` now, before the other events due now."""
-        self.call(0, self.resume, process, _URGENT)
+        heappush(self._queue, (self.now + 0, _URGENT, next(self._order), self.resume, process))
 
     def wake(self, process: Iterator) -> None:
         """Resume ``process`` after the events already due now."""
-        self.call(0, self.resume, process)
+        heappush(self._queue, (self.now + 0, _NORMAL, next(self._order), self.resume, process))
 
     def resume(self, process: Iterator) -> None:
         """Run ``process`` to its next ``yield``: sleep for the delay it yields."""
@@ -332,7 +332,7 @@ class _Slots:
         self.events.call(0, self._grant, None)
 
     def _grant(self, _unused: object = None) -> None:
-        if self.waiting and self.users < self.capacity:
+        if self.users < self.capacity and self.waiting:
             self.users += 1
             self.events.wake(self.waiting.popleft())
 
@@ -355,22 +355,20 @@ class _Window:
 
     def count(self, name: str, amount: float = 1.0) -> None:
         if self.events.now >= self.warmup:
-            self.counts[name] = self.counts.get(name, 0.0) + amount
+            counts = self.counts
+            counts[name] = counts.get(name, 0.0) + amount
 
-    def elapsed(self) -> float:
-        """The time within the window since the last call (call before a change): the levels
-        since then are to be integrated over it if it is > 0."""
+    def mark(self, levels: Callable[[], tuple[float, ...]]) -> None:
+        """Credit the state since the last call, ``levels()`` (in the order of the names), up
+        to now: call before a change."""
         now = self.events.now
         warmup = self.warmup
         last = self._last
         self._last = now
-        return (now if now > warmup else warmup) - (last if last > warmup else warmup)
-
-    def integrate(self, levels: tuple[float, ...], elapsed: float) -> None:
-        """Credit ``levels`` (in the order of the names) over ``elapsed``."""
-        areas = self.areas
-        for i, level in enumerate(levels):
-            areas[i] += level * elapsed
+        elapsed = (now if now > warmup else warmup) - (last if last > warmup else warmup)
+        if elapsed > 0:
+            self.areas = [area + level * elapsed
+                          for area, level in zip(self.areas, levels(), strict=True)]
 
     def time_average(self, name: str) -> float:
         return self.areas[self.index[name]] / self.length
@@ -494,9 +492,7 @@ class _Replication:
         raise NotImplementedError
 
     def _mark(self) -> None:
-        elapsed = self.window.elapsed()
-        if elapsed > 0:
-            self.window.integrate(self._levels(), elapsed)
+        self.window.mark(self._levels)
 
     def _admitted(self) -> bool:
         """Count an arrival now; admit it (True) unless the server is full."""
@@ -1048,9 +1044,7 @@ class _FleetReplication:
                 t["db"], db_busy)
 
     def _mark(self) -> None:
-        elapsed = self.window.elapsed()
-        if elapsed > 0:
-            self.window.integrate(self._levels(), elapsed)
+        self.window.mark(self._levels)
 
     def _change(self, name: str, amount: float) -> None:
         self._mark()
