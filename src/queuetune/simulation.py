@@ -351,7 +351,7 @@ class _Window:
         self.index = {name: i for i, name in enumerate(levels)}
         self.areas = [0.0] * len(levels)
         self.counts: dict[str, float] = {}
-        self._last = 0.0
+        self.last = 0.0  # the time of the latest mark
 
     def count(self, name: str, amount: float = 1.0) -> None:
         if self.events.now >= self.warmup:
@@ -363,8 +363,8 @@ class _Window:
         to now: call before a change."""
         now = self.events.now
         warmup = self.warmup
-        last = self._last
-        self._last = now
+        last = self.last
+        self.last = now
         elapsed = (now if now > warmup else warmup) - (last if last > warmup else warmup)
         if elapsed > 0:
             self.areas = [area + level * elapsed
@@ -492,7 +492,8 @@ class _Replication:
         raise NotImplementedError
 
     def _mark(self) -> None:
-        self.window.mark(self._levels)
+        if self.events.now != self.window.last:  # else nothing to credit
+            self.window.mark(self._levels)
 
     def _admitted(self) -> bool:
         """Count an arrival now; admit it (True) unless the server is full."""
@@ -506,6 +507,10 @@ class _Replication:
 
     def _request(self, arrival: float) -> Iterator[float | None]:
         yield from self._serve(arrival)
+        self._complete(arrival)
+
+    def _complete(self, arrival: float) -> None:
+        """Count a request (arrived at ``arrival``) that leaves now."""
         now = self.events.now
         self.window.count("completed")
         self.window.count("response", now - arrival)
@@ -523,7 +528,8 @@ class _Replication:
             yield self._think()
             arrival = events.now
             if self._admitted():
-                yield from self._request(arrival)
+                yield from self._serve(arrival)  # not _request: one generator less to resume
+                self._complete(arrival)
 
     def _arrivals(self) -> Iterator[float | None]:
         events, expovariate, rate = self.events, self.rng.expovariate, self.arrival_rate
@@ -724,65 +730,71 @@ class _ThreadPoolReplication(_Replication):
             return levels
         return levels + (self.awaiting_connection, self.holding_connection)
 
-    def _use_cpu(self) -> Iterator[float | None]:
-        work = self.rng.expovariate(self.cpu_rate)
-        if self.shared:
-            self.cpu.serve(work)
+    # The request's path is one generator (with plain functions for the bookkeeping): every
+    # generator it delegates to would be resumed at each of its events.
+    def _serve(self, arrival: float) -> Iterator[float | None]:
+        pool = self.pool
+        if pool is not None:
+            pool.request()
             yield None
-        else:
-            self.fcfs_cpu.request()
-            yield None
-            yield work
-            self.fcfs_cpu.release()
+        self._take_thread(arrival)
+        if self.cpu_time:
+            self.at_cpu += 1
+            work = self.rng.expovariate(self.cpu_rate)
+            if self.shared:
+                self.cpu.serve(work)
+                yield None
+            else:
+                self.fcfs_cpu.request()
+                yield None
+                yield work
+                self.fcfs_cpu.release()
+            self._mark()
+            self.at_cpu -= 1
+        if self.wait_time:
+            connections = self.connections
+            if connections is None:
+                yield self.rng.expovariate(self.wait_rate)
+            else:  # a connection is taken first (FCFS) and held
+                asked = self._ask_connection()
+                connections.request()
+                yield None
+                self._take_connection(asked)
+                yield self.rng.expovariate(self.wait_rate)
+                self._mark()
+                self.holding_connection -= 1
+                connections.release()
+        self._leave_thread()
+        if pool is not None:
+            pool.release()
 
-    def _wait(self) -> Iterator[float | None]:
-        """The waiting phase; with a pool, a connection is taken first (FCFS) and held."""
-        events, window, connections = self.events, self.window, self.connections
-        if connections is None:
-            yield self.rng.expovariate(self.wait_rate)
-            return
-        asked = events.now
-        self._mark()
-        self.awaiting_connection += 1
-        connections.request()
-        yield None
-        window.count("connection_grants")
-        window.count("connection_wait", events.now - asked)
-        self._mark()
-        self.awaiting_connection -= 1
-        self.holding_connection += 1
-        yield self.rng.expovariate(self.wait_rate)
-        self._mark()
-        self.holding_connection -= 1
-        connections.release()
-
-    def _hold_thread(self, arrival: float) -> Iterator[float | None]:
+    def _take_thread(self, arrival: float) -> None:
         window = self.window
         window.count("thread_grants")
         window.count("queue_wait", self.events.now - arrival)
         self._mark()
         self.busy += 1
-        if self.cpu_time:
-            self.at_cpu += 1
-            yield from self._use_cpu()
-            self._mark()
-            self.at_cpu -= 1
-        if self.wait_time:
-            yield from self._wait()
+
+    def _ask_connection(self) -> float:
+        """Join the queue for a connection; the time asked."""
+        self._mark()
+        self.awaiting_connection += 1
+        return self.events.now
+
+    def _take_connection(self, asked: float) -> None:
+        window = self.window
+        window.count("connection_grants")
+        window.count("connection_wait", self.events.now - asked)
+        self._mark()
+        self.awaiting_connection -= 1
+        self.holding_connection += 1
+
+    def _leave_thread(self) -> None:
         self._mark()
         self.busy -= 1
         self.in_system -= 1
         if self.shared:
             self.cpu.speed_changed()
-
-    def _serve(self, arrival: float) -> Iterator[float | None]:
-        if self.pool is None:
-            yield from self._hold_thread(arrival)
-            return
-        self.pool.request()
-        yield None
-        yield from self._hold_thread(arrival)
-        self.pool.release()
 
     def run(self, horizon: float) -> dict[str, float]:
         w = self.window
@@ -1044,7 +1056,8 @@ class _FleetReplication:
                 t["db"], db_busy)
 
     def _mark(self) -> None:
-        self.window.mark(self._levels)
+        if self.events.now != self.window.last:  # else nothing to credit
+            self.window.mark(self._levels)
 
     def _change(self, name: str, amount: float) -> None:
         self._mark()
@@ -1068,40 +1081,14 @@ class _FleetReplication:
         after = min(self.at_cpu[i], self.processors) / self.processors
         self._change("at_cpu", after - before)
 
-    def _database_and_wait(self) -> Iterator[float | None]:
-        if self.db_time:
-            self._change("db", 1)
-            self.db.serve(self.rng.expovariate(self.db_rate))
+    # The request's path is one generator (with plain functions for the bookkeeping): every
+    # generator it delegates to would be resumed at each of its events.
+    def _request(self, i: int, arrival: float) -> Iterator[float | None]:
+        pool = self.threads[i]
+        if pool is not None:
+            pool.request()
             yield None
-            self._change("db", -1)
-        if self.wait_time:
-            yield self.rng.expovariate(self.wait_rate)
-
-    def _connection_phase(self, i: int) -> Iterator[float | None]:
-        events, window = self.events, self.window
-        pool = self.connections[i]
-        if pool is None:
-            self._change("busy_connections", 1)
-            yield from self._database_and_wait()
-            self._change("busy_connections", -1)
-            return
-        asked = events.now
-        self._change("connection_queue", 1)
-        pool.request()
-        yield None
-        window.count("connection_grants")
-        window.count("connection_wait", events.now - asked)
-        self._change("connection_queue", -1)
-        self._change("busy_connections", 1)
-        yield from self._database_and_wait()
-        self._change("busy_connections", -1)
-        pool.release()
-
-    def _hold_thread(self, i: int, arrival: float) -> Iterator[float | None]:
-        window = self.window
-        window.count("thread_grants")
-        window.count("queue_wait", self.events.now - arrival)
-        self._change("busy_threads", 1)
+        self._take_thread(arrival)
         if self.cpu_time:
             self._set_cpu(i, 1)
             processor = self.cpus[i]
@@ -1111,18 +1098,45 @@ class _FleetReplication:
             processor.release()
             self._set_cpu(i, -1)
         if self.db_time or self.wait_time:
-            yield from self._connection_phase(i)
+            connections = self.connections[i]
+            if connections is None:
+                self._change("busy_connections", 1)
+            else:
+                asked = self.events.now
+                self._change("connection_queue", 1)
+                connections.request()
+                yield None
+                self._take_connection(asked)
+            if self.db_time:
+                self._change("db", 1)
+                self.db.serve(self.rng.expovariate(self.db_rate))
+                yield None
+                self._change("db", -1)
+            if self.wait_time:
+                yield self.rng.expovariate(self.wait_rate)
+            self._change("busy_connections", -1)
+            if connections is not None:
+                connections.release()
         self._change("busy_threads", -1)
-
-    def _request(self, i: int, arrival: float) -> Iterator[float | None]:
-        pool = self.threads[i]
-        if pool is None:
-            yield from self._hold_thread(i, arrival)
-        else:
-            pool.request()
-            yield None
-            yield from self._hold_thread(i, arrival)
+        if pool is not None:
             pool.release()
+        self._leave(i, arrival)
+
+    def _take_thread(self, arrival: float) -> None:
+        window = self.window
+        window.count("thread_grants")
+        window.count("queue_wait", self.events.now - arrival)
+        self._change("busy_threads", 1)
+
+    def _take_connection(self, asked: float) -> None:
+        window = self.window
+        window.count("connection_grants")
+        window.count("connection_wait", self.events.now - asked)
+        self._change("connection_queue", -1)
+        self._change("busy_connections", 1)
+
+    def _leave(self, i: int, arrival: float) -> None:
+        """Take a request (arrived at ``arrival``) out of instance ``i`` and count it."""
         self.full -= self.in_system[i] == self.capacity
         self._change("n", -1)
         self.in_system[i] -= 1
