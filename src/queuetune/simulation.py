@@ -358,17 +358,14 @@ class _Window:
             counts = self.counts
             counts[name] = counts.get(name, 0.0) + amount
 
-    def mark(self, levels: Callable[[], tuple[float, ...]]) -> None:
-        """Credit the state since the last call, ``levels()`` (in the order of the names), up
-        to now: call before a change."""
+    def elapsed(self) -> float:
+        """The time within the window since the previous call, over which the state since then
+        is to be credited to :attr:`areas` if it is > 0 (call before a change)."""
         now = self.events.now
         warmup = self.warmup
         last = self.last
         self.last = now
-        elapsed = (now if now > warmup else warmup) - (last if last > warmup else warmup)
-        if elapsed > 0:
-            self.areas = [area + level * elapsed
-                          for area, level in zip(self.areas, levels(), strict=True)]
+        return (now if now > warmup else warmup) - (last if last > warmup else warmup)
 
     def time_average(self, name: str) -> float:
         return self.areas[self.index[name]] / self.length
@@ -454,8 +451,8 @@ class _Replication:
     The workload is closed (``clients`` think for ``think_time`` on average, exponential, then
     send a request; a refused client thinks again; ``think_time = 0`` sends again at once) or
     open (Poisson arrivals at ``arrival_rate``; a refused arrival is lost). A subclass models
-    the server: :meth:`_serve` holds an admitted request until it leaves, :meth:`_levels` gives
-    the state levels named :attr:`LEVELS` (``n`` and ``full`` first, then at least
+    the server: :meth:`_serve` holds an admitted request until it leaves, :meth:`_credit`
+    integrates the state levels named :attr:`LEVELS` (``n`` and ``full`` first, then at least
     ``server_busy``, whose time average is the utilization) and :meth:`run` may add metrics to
     the common ones.
     """
@@ -482,8 +479,9 @@ class _Replication:
         self.in_system = 0
         self.responses: list[float] = []  # response times completed in the window
 
-    def _levels(self) -> tuple[float, ...]:
-        """The state levels named :attr:`LEVELS`, integrated by :meth:`_mark`."""
+    def _credit(self, areas: list[float], elapsed: float) -> None:
+        """Add each state level named in :attr:`LEVELS` times ``elapsed`` to its area (one
+        statement per level: the hottest code of the simulation)."""
         raise NotImplementedError
 
     def _serve(self, arrival: float) -> Iterator[float | None]:
@@ -492,8 +490,12 @@ class _Replication:
         raise NotImplementedError
 
     def _mark(self) -> None:
-        if self.events.now != self.window.last:  # else nothing to credit
-            self.window.mark(self._levels)
+        """Credit the state since the previous mark up to now: call before a change."""
+        window = self.window
+        if self.events.now != window.last:  # else nothing to credit
+            elapsed = window.elapsed()
+            if elapsed > 0:
+                self._credit(window.areas, elapsed)
 
     def _admitted(self) -> bool:
         """Count an arrival now; admit it (True) unless the server is full."""
@@ -604,9 +606,11 @@ class _MM1BKReplication(_Replication):
         self.service_rate = 1.0 / service_time
         self.server = _Slots(self.events, capacity=1)
 
-    def _levels(self) -> tuple[float, ...]:
+    def _credit(self, areas: list[float], elapsed: float) -> None:
         n = self.in_system
-        return (n, float(n >= self.capacity), float(n > 0))
+        areas[0] += n * elapsed  # n
+        areas[1] += float(n >= self.capacity) * elapsed  # full
+        areas[2] += float(n > 0) * elapsed  # server_busy
 
     def _serve(self, arrival: float) -> Iterator[float | None]:
         self.server.request()
@@ -721,14 +725,16 @@ class _ThreadPoolReplication(_Replication):
             (1.0 + self.thread_overhead * (busy - 1)) * (1.0 + self.pool_overhead * threads)
         )
 
-    def _levels(self) -> tuple[float, ...]:
-        n, busy, processors = self.in_system, self.busy, self.processors
-        at_cpu = self.at_cpu
-        levels = (n, float(n >= self.capacity),
-                  (at_cpu if at_cpu < processors else processors) / processors, busy, n - busy)
-        if self.connections is None:
-            return levels
-        return levels + (self.awaiting_connection, self.holding_connection)
+    def _credit(self, areas: list[float], elapsed: float) -> None:
+        n, busy, processors, at_cpu = self.in_system, self.busy, self.processors, self.at_cpu
+        areas[0] += n * elapsed  # n
+        areas[1] += float(n >= self.capacity) * elapsed  # full
+        areas[2] += (at_cpu if at_cpu < processors else processors) / processors * elapsed
+        areas[3] += busy * elapsed  # busy_threads
+        areas[4] += (n - busy) * elapsed  # queue
+        if self.connections is not None:
+            areas[5] += self.awaiting_connection * elapsed  # connection_queue
+            areas[6] += self.holding_connection * elapsed  # busy_connections
 
     # The request's path is one generator (with plain functions for the bookkeeping): every
     # generator it delegates to would be resumed at each of its events.
@@ -1047,17 +1053,24 @@ class _FleetReplication:
         jobs = len(self.db._remaining)
         return 1.0 / (1.0 + self.db_contention * (max(jobs, 1) - 1))
 
-    def _levels(self) -> tuple[float, ...]:
+    def _credit(self, areas: list[float], elapsed: float) -> None:
+        """Add each state level named in :attr:`LEVELS` times ``elapsed`` to its area."""
         t = self.totals
         db_busy = (0.0 if self.db_servers is None or not self.db_time
                    else min(t["db"], self.db_servers) / self.db_servers)
-        return (t["n"], self.full / self.N, t["at_cpu"] / self.N, t["busy_threads"],
+        for i, level in enumerate((
+                t["n"], self.full / self.N, t["at_cpu"] / self.N, t["busy_threads"],
                 t["n"] - t["busy_threads"], t["connection_queue"], t["busy_connections"],
-                t["db"], db_busy)
+                t["db"], db_busy)):
+            areas[i] += level * elapsed
 
     def _mark(self) -> None:
-        if self.events.now != self.window.last:  # else nothing to credit
-            self.window.mark(self._levels)
+        """Credit the state since the previous mark up to now: call before a change."""
+        window = self.window
+        if self.events.now != window.last:  # else nothing to credit
+            elapsed = window.elapsed()
+            if elapsed > 0:
+                self._credit(window.areas, elapsed)
 
     def _change(self, name: str, amount: float) -> None:
         self._mark()
