@@ -48,7 +48,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from heapq import heappop, heappush
@@ -350,13 +350,12 @@ class _Window:
         self.length = horizon - warmup
         self.index = {name: i for i, name in enumerate(levels)}
         self.areas = [0.0] * len(levels)
-        self.counts: dict[str, float] = {}
+        self.counts: defaultdict[str, float] = defaultdict(float)  # read with get
         self.last = 0.0  # the time of the latest mark
 
     def count(self, name: str, amount: float = 1.0) -> None:
         if self.events.now >= self.warmup:
-            counts = self.counts
-            counts[name] = counts.get(name, 0.0) + amount
+            self.counts[name] += amount
 
     def elapsed(self) -> float:
         """The time within the window since the previous call, over which the state since then
