@@ -69,14 +69,26 @@ def test_slots_are_granted_first_come_first_served():
 
 def test_a_released_slot_goes_to_the_waiting_request_after_the_events_already_due():
     """As with simpy.Resource: the release frees the slot at once, and the first request
-    waiting is granted when the release's own event comes up, after a process already due at
-    that time (the bystander, due at 1 after the holder)."""
+    waiting is granted when the release's own event comes up: after the holder's zero-length
+    sleep scheduled just after the release, and after the bystander due at that time."""
     events, log = _Events(), []
     slots = _Slots(events, capacity=1)
-    events.start(_user(events, slots, log, "holder", 1.0))
+
+    def holder():
+        slots.request()
+        yield None
+        log.append(("holder", "granted", events.now))
+        yield 1.0
+        slots.release()
+        log.append(("holder", "released", events.now))
+        yield 0.0
+        log.append(("holder", "again", events.now))
+
+    events.start(holder())
     events.start(_user(events, slots, log, "waiter", 1.0))
     events.start(_log_process(events, log, "bystander", [0.0, 1.0]))
     events.run(until=1.5)
     assert log == [("bystander", 0.0), ("holder", "granted", 0.0), ("bystander", 0.0),
-                   ("holder", "released", 1.0), ("bystander", 1.0), ("waiter", "granted", 1.0)]
+                   ("holder", "released", 1.0), ("bystander", 1.0), ("holder", "again", 1.0),
+                   ("waiter", "granted", 1.0)]
     assert slots.users == 1  # exact: a count
