@@ -1,7 +1,8 @@
 """Discrete-event simulation of the book's queueing models of a server.
 
-An independent check on the analytic models: the same systems are simulated with ``simpy``,
-over independent replications, and every metric comes with a Student-t confidence interval.
+An independent check on the analytic models: the same systems are simulated event by event
+(an event list ordered as ``simpy``'s, in which this simulation was first written), over
+independent replications, and every metric comes with a Student-t confidence interval.
 
 * :func:`simulate_mm1bk` - M/M/1/B/K: ``clients`` clients think, then send a request to one
   exponential server that admits at most ``capacity`` requests; an arrival finding the system
@@ -44,15 +45,17 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
-import simpy
 from scipy import stats
 
 from ._validation import as_nonnegative, as_positive, as_scalar_integer, as_time
@@ -100,7 +103,9 @@ DEFAULT_WARMUP = 200.0
 DEFAULT_REPLICATIONS = 10
 #: Largest estimated time of one call (seconds on a 2-core machine).
 MAX_SECONDS = 120.0
-# Measured costs (seconds, 2 cores): per request sent, per client and replication.
+# Measured costs (seconds, 2 cores): per request sent, per client and replication. Measured on
+# simpy's event loop; this module's own event list takes about half of that or less, and the
+# estimates are kept so that the same calls are refused.
 _PER_REQUEST = {"mm1bk": 8e-6, "thread_pool": 2e-5, "thread_pool_connections": 3e-5}
 _PER_CLIENT = 2e-5
 
@@ -249,33 +254,123 @@ def _check_run_length(horizon: object, warmup: object, replications: object, see
 
 # --------------------------------------------------------------------------- shared machinery
 
+# The event list is written here rather than taken from simpy (which this module used before):
+# simpy's generic events, processes and resources cost several microseconds each, most of a
+# simulation's time; this list keeps simpy's order of events exactly (by time, then priority,
+# then the order in which they were scheduled), so a seed draws the same numbers in the same
+# order and gives the same results, in a fraction of the time.
+_URGENT = 0  # a process starting: before the other events due at its time (simpy's Initialize)
+_NORMAL = 1  # every other event
+
+
+class _Events:
+    """The event list of one replication: actions run in the order of simpy's event queue.
+
+    A process is a generator. It yields a delay (a float) to sleep that long, or ``None``
+    after asking a :class:`_Slots` or a :class:`_ProcessorSharingCPU` to wake it (it is the
+    :attr:`active` process while it runs). A process woken, or started, runs after the events
+    already due at the same time, as a simpy event succeeding does.
+    """
+
+    __slots__ = ("now", "active", "_queue", "_order")
+
+    def __init__(self):
+        self.now = 0.0
+        self.active = None  # the process running
+        self._queue: list[tuple] = []
+        self._order = itertools.count()
+
+    def call(self, delay: float, action: Callable[[object], None], argument: object,
+             priority: int = _NORMAL) -> None:
+        """Run ``action(argument)`` ``delay`` after now."""
+        heappush(self._queue, (self.now + delay, priority, next(self._order), action, argument))
+
+    def start(self, process: Iterator) -> None:
+        """Start ``process`` now, before the other events due now."""
+        heappush(self._queue, (self.now + 0, _URGENT, next(self._order), self.resume, process))
+
+    def wake(self, process: Iterator) -> None:
+        """Resume ``process`` after the events already due now."""
+        heappush(self._queue, (self.now + 0, _NORMAL, next(self._order), self.resume, process))
+
+    def resume(self, process: Iterator) -> None:
+        """Run ``process`` to its next ``yield``: sleep for the delay it yields."""
+        self.active = process
+        delay = next(process, None)
+        if delay is not None:
+            heappush(self._queue,
+                     (self.now + delay, _NORMAL, next(self._order), self.resume, process))
+
+    def run(self, until: float) -> None:
+        """Run every action due before ``until``; the clock then reads ``until``."""
+        queue = self._queue
+        while queue and queue[0][0] < until:
+            self.now, _, _, action, argument = heappop(queue)
+            action(argument)
+        self.now = until
+
+
+class _Slots:
+    """``capacity`` slots (threads, processors, connections) granted first come first served,
+    as ``simpy.Resource`` grants them: a request is granted at once if a slot is free; a
+    release frees the slot at once and, after the events already due, hands it to the first
+    request waiting if a slot is still free."""
+
+    __slots__ = ("events", "capacity", "users", "waiting")
+
+    def __init__(self, events: _Events, capacity: int):
+        self.events = events
+        self.capacity = capacity
+        self.users = 0
+        self.waiting: deque = deque()
+
+    def request(self) -> None:
+        """Queue the active process for a slot; it is woken once granted (it yields None)."""
+        self.waiting.append(self.events.active)
+        self._grant()
+
+    def release(self) -> None:
+        self.users -= 1
+        self.events.call(0, self._grant, None)
+
+    def _grant(self, _unused: object = None) -> None:
+        if self.users < self.capacity and self.waiting:
+            self.users += 1
+            self.events.wake(self.waiting.popleft())
+
 
 class _Window:
-    """Counts and time integrals of the system state over the window [warmup, horizon)."""
+    """Counts and time integrals of the system state over the window [warmup, horizon).
 
-    def __init__(self, env: simpy.Environment, warmup: float, horizon: float):
-        self.env = env
+    ``levels`` names the state levels integrated, in the order of :attr:`areas` (to which a
+    model adds each level times :meth:`elapsed` before a change of its state).
+    """
+
+    def __init__(self, events: _Events, warmup: float, horizon: float,
+                 levels: tuple[str, ...]):
+        self.events = events
         self.warmup = warmup
         self.length = horizon - warmup
-        self.areas: dict[str, float] = {}
-        self.counts: dict[str, float] = {}
-        self._last = 0.0
+        self.index = {name: i for i, name in enumerate(levels)}
+        self.areas = [0.0] * len(levels)
+        self.counts: defaultdict[str, float] = defaultdict(float)  # read with get
+        self.last = 0.0  # the time of the latest mark
 
     def count(self, name: str, amount: float = 1.0) -> None:
-        if self.env.now >= self.warmup:
-            self.counts[name] = self.counts.get(name, 0.0) + amount
+        if self.events.now >= self.warmup:
+            self.counts[name] += amount
 
-    def integrate(self, levels: Mapping[str, float]) -> None:
-        """Credit ``levels`` (the state since the last call) up to now; call before a change."""
-        now = self.env.now
-        elapsed = max(now, self.warmup) - max(self._last, self.warmup)
-        if elapsed > 0:
-            for name, level in levels.items():
-                self.areas[name] = self.areas.get(name, 0.0) + level * elapsed
-        self._last = now
+    def elapsed(self) -> float:
+        """The time within the window since the previous call, over which the state since then
+        is to be credited to :attr:`areas` if it is > 0 (call before a change)."""
+        now = self.events.now
+        warmup = self.warmup
+        last = self.last
+        self.last = now
+        return (now if now > warmup else warmup) - (last if last > warmup else warmup)
 
     def time_average(self, name: str) -> float:
-        return self.areas.get(name, 0.0) / self.length
+        return self.areas[self.index[name]] / self.length
 
     def rate(self, name: str) -> float:
         return self.counts.get(name, 0.0) / self.length
@@ -296,53 +391,55 @@ class _ProcessorSharingCPU:
     a departure scheduled before the latest change is stale and ignored.
     """
 
-    def __init__(self, env: simpy.Environment, speed: Callable[[], float], servers: int = 1):
-        self.env = env
+    def __init__(self, events: _Events, speed: Callable[[], float], servers: int = 1):
+        self.events = events
         self._speed = speed
         self.servers = servers
-        self._remaining: dict[simpy.Event, float] = {}
+        self._remaining: dict[Iterator, float] = {}
         self._share = 0.0
         self._last = 0.0
         self._generation = 0
+        self._next: Iterator | None = None  # the job the latest departure scheduled is for
 
-    def serve(self, work: float) -> simpy.Event:
-        """An event that succeeds when ``work`` units of work have been done for this job."""
+    def serve(self, work: float) -> None:
+        """Take ``work`` units of work for the active process, which is woken when they are
+        done (it yields None)."""
         self._advance()
-        done = self.env.event()
-        self._remaining[done] = work
+        self._remaining[self.events.active] = work
         self._reschedule()
-        return done
 
     def speed_changed(self) -> None:
         self._advance()
         self._reschedule()
 
     def _advance(self) -> None:
-        done = (self.env.now - self._last) * self._share
+        now = self.events.now
+        done = (now - self._last) * self._share
         if done > 0:
-            for job in self._remaining:
-                self._remaining[job] -= done
-        self._last = self.env.now
+            remaining = self._remaining
+            for job in remaining:
+                remaining[job] -= done
+        self._last = now
 
     def _reschedule(self) -> None:
         self._generation += 1
-        if not self._remaining:
+        remaining = self._remaining
+        if not remaining:
             self._share = 0.0
             return
-        jobs = len(self._remaining)
-        self._share = self._speed() * min(jobs, self.servers) / jobs
-        job = min(self._remaining, key=self._remaining.__getitem__)
-        delay = max(self._remaining[job], 0.0) / self._share
-        generation = self._generation
-        timer = self.env.timeout(delay)
-        timer.callbacks.append(lambda _event: self._finish(job, generation))
+        jobs = len(remaining)
+        self._share = share = self._speed() * min(jobs, self.servers) / jobs
+        self._next = job = min(remaining, key=remaining.__getitem__)
+        work = remaining[job]
+        self.events.call((work if work > 0.0 else 0.0) / share, self._finish, self._generation)
 
-    def _finish(self, job: simpy.Event, generation: int) -> None:
+    def _finish(self, generation: int) -> None:
         if generation != self._generation:
             return
         self._advance()
+        job = self._next
         del self._remaining[job]
-        job.succeed()
+        self.events.wake(job)
         self._reschedule()
 
 
@@ -356,10 +453,13 @@ class _Replication:
     The workload is closed (``clients`` think for ``think_time`` on average, exponential, then
     send a request; a refused client thinks again; ``think_time = 0`` sends again at once) or
     open (Poisson arrivals at ``arrival_rate``; a refused arrival is lost). A subclass models
-    the server: :meth:`_serve` holds an admitted request until it leaves, :meth:`_levels` gives
-    the state levels besides ``n`` and ``full`` (at least ``server_busy``, whose time average
-    is the utilization) and :meth:`run` may add metrics to the common ones.
+    the server: :meth:`_serve` holds an admitted request until it leaves, :meth:`_credit`
+    integrates the state levels named :attr:`LEVELS` (``n`` and ``full`` first, then at least
+    ``server_busy``, whose time average is the utilization) and :meth:`run` may add metrics to
+    the common ones.
     """
+
+    LEVELS: tuple[str, ...] = ("n", "full", "server_busy")
 
     def __init__(
         self,
@@ -371,8 +471,8 @@ class _Replication:
         think_time: float | None = None,
         arrival_rate: float | None = None,
     ):
-        self.env = simpy.Environment()
-        self.window = _Window(self.env, warmup, horizon)
+        self.events = _Events()
+        self.window = _Window(self.events, warmup, horizon, self.LEVELS)
         self.clients = clients
         self.capacity = capacity
         self.think_rate = 1.0 / think_time if think_time else math.inf
@@ -381,18 +481,23 @@ class _Replication:
         self.in_system = 0
         self.responses: list[float] = []  # response times completed in the window
 
-    def _levels(self) -> dict[str, float]:
-        """The server's own state levels, integrated by :meth:`_mark`."""
+    def _credit(self, areas: list[float], elapsed: float) -> None:
+        """Add each state level named in :attr:`LEVELS` times ``elapsed`` to its area (one
+        statement per level: the hottest code of the simulation)."""
         raise NotImplementedError
 
-    def _serve(self, arrival: float) -> Iterator[simpy.Event]:
+    def _serve(self, arrival: float) -> Iterator[float | None]:
         """Hold an admitted request (arrived at ``arrival``) until it leaves: the last step
         marks the state and takes the request out of ``in_system``."""
         raise NotImplementedError
 
     def _mark(self) -> None:
-        n = self.in_system
-        self.window.integrate({"n": n, "full": float(n >= self.capacity), **self._levels()})
+        """Credit the state since the previous mark up to now: call before a change."""
+        window = self.window
+        if self.events.now != window.last:  # else nothing to credit
+            elapsed = window.elapsed()
+            if elapsed > 0:
+                self._credit(window.areas, elapsed)
 
     def _admitted(self) -> bool:
         """Count an arrival now; admit it (True) unless the server is full."""
@@ -404,40 +509,47 @@ class _Replication:
         self.in_system += 1
         return True
 
-    def _request(self, arrival: float) -> Iterator[simpy.Event]:
+    def _request(self, arrival: float) -> Iterator[float | None]:
         yield from self._serve(arrival)
+        self._complete(arrival)
+
+    def _complete(self, arrival: float) -> None:
+        """Count a request (arrived at ``arrival``) that leaves now."""
+        now = self.events.now
         self.window.count("completed")
-        self.window.count("response", self.env.now - arrival)
-        if self.env.now >= self.window.warmup:
-            self.responses.append(self.env.now - arrival)
+        self.window.count("response", now - arrival)
+        if now >= self.window.warmup:
+            self.responses.append(now - arrival)
 
-    def _think(self) -> simpy.Event:
+    def _think(self) -> float:
         if self.think_rate == math.inf:  # a batch population sends again at once
-            return self.env.timeout(0.0)
-        return self.env.timeout(self.rng.expovariate(self.think_rate))
+            return 0.0
+        return self.rng.expovariate(self.think_rate)
 
-    def _client(self) -> Iterator[simpy.Event]:
+    def _client(self) -> Iterator[float | None]:
+        events = self.events
         while True:
             yield self._think()
-            arrival = self.env.now
+            arrival = events.now
             if self._admitted():
-                yield from self._request(arrival)
+                yield from self._serve(arrival)  # not _request: one generator less to resume
+                self._complete(arrival)
 
-    def _arrivals(self) -> Iterator[simpy.Event]:
-        env = self.env
+    def _arrivals(self) -> Iterator[float | None]:
+        events, expovariate, rate = self.events, self.rng.expovariate, self.arrival_rate
         while True:
-            yield env.timeout(self.rng.expovariate(self.arrival_rate))
+            yield expovariate(rate)
             if self._admitted():
-                env.process(self._request(env.now))
+                events.start(self._request(events.now))
 
     def run(self, horizon: float) -> dict[str, float]:
         """Start the workload, run to ``horizon`` and return the metrics of the window."""
         if self.arrival_rate is None:
             for _ in range(self.clients):
-                self.env.process(self._client())
+                self.events.start(self._client())
         else:
-            self.env.process(self._arrivals())
-        self.env.run(until=horizon)
+            self.events.start(self._arrivals())
+        self.events.run(until=horizon)
         self._mark()
         w = self.window
         return {
@@ -490,20 +602,23 @@ def _replicate(
 
 # --------------------------------------------------------------------------- M/M/1/B/K
 
-
 class _MM1BKReplication(_Replication):
     def __init__(self, clients, capacity, service_time, think_time, warmup, horizon, rng):
         super().__init__(capacity, warmup, horizon, rng, clients=clients, think_time=think_time)
         self.service_rate = 1.0 / service_time
-        self.server = simpy.Resource(self.env, capacity=1)
+        self.server = _Slots(self.events, capacity=1)
 
-    def _levels(self) -> dict[str, float]:
-        return {"server_busy": float(self.in_system > 0)}
+    def _credit(self, areas: list[float], elapsed: float) -> None:
+        n = self.in_system
+        areas[0] += n * elapsed  # n
+        areas[1] += float(n >= self.capacity) * elapsed  # full
+        areas[2] += float(n > 0) * elapsed  # server_busy
 
-    def _serve(self, arrival: float) -> Iterator[simpy.Event]:
-        with self.server.request() as request:
-            yield request
-            yield self.env.timeout(self.rng.expovariate(self.service_rate))
+    def _serve(self, arrival: float) -> Iterator[float | None]:
+        self.server.request()
+        yield None
+        yield self.rng.expovariate(self.service_rate)
+        self.server.release()
         self._mark()
         self.in_system -= 1
 
@@ -549,8 +664,10 @@ def simulate_mm1bk(
 
 # --------------------------------------------------------------------------- thread pool
 
-
 class _ThreadPoolReplication(_Replication):
+    LEVELS = _Replication.LEVELS + ("busy_threads", "queue")
+    LEVELS_WITH_POOL = LEVELS + ("connection_queue", "busy_connections")
+
     def __init__(
         self,
         capacity,
@@ -569,30 +686,34 @@ class _ThreadPoolReplication(_Replication):
         processors=1,
         connections=None,
     ):
+        if connections is not None:
+            self.LEVELS = self.LEVELS_WITH_POOL
         super().__init__(capacity, warmup, horizon, rng, clients=clients,
                          think_time=think_time, arrival_rate=arrival_rate)
         self.threads = threads
         self.processors = processors
         self.cpu_time = cpu_time
         self.wait_time = wait_time
+        self.cpu_rate = 1.0 / cpu_time if cpu_time else math.inf
+        self.wait_rate = 1.0 / wait_time if wait_time else math.inf
         self.thread_overhead = thread_overhead
         self.pool_overhead = pool_overhead
-        self.pool = None if threads is None else simpy.Resource(self.env, capacity=threads)
+        self.pool = None if threads is None else _Slots(self.events, capacity=threads)
         self.connections = (
-            None if connections is None else simpy.Resource(self.env, capacity=connections)
+            None if connections is None else _Slots(self.events, capacity=connections)
         )
         # With exponential demands and a processor speed that does not depend on the state, a
         # FCFS station of p servers gives the same process of the number of jobs in the
         # processor phase as processor sharing over p processors (memoryless demands: the
         # completion rate is min(c, p)/cpu_time with c jobs, whatever the order), hence the
-        # same time averages and, by Little's law, the same mean times, so a plain simpy
-        # Resource serves. With overhead the speed changes with the busy threads and the
-        # processors are simulated as true processor sharing.
+        # same time averages and, by Little's law, the same mean times, so plain FCFS slots
+        # serve. With overhead the speed changes with the busy threads and the processors are
+        # simulated as true processor sharing.
         self.shared = processor_sharing
         if self.shared:
-            self.cpu = _ProcessorSharingCPU(self.env, self._cpu_speed, servers=processors)
+            self.cpu = _ProcessorSharingCPU(self.events, self._cpu_speed, servers=processors)
         else:
-            self.fcfs_cpu = simpy.Resource(self.env, capacity=processors)
+            self.fcfs_cpu = _Slots(self.events, capacity=processors)
         self.busy = 0
         self.at_cpu = 0
         self.awaiting_connection = 0
@@ -606,73 +727,82 @@ class _ThreadPoolReplication(_Replication):
             (1.0 + self.thread_overhead * (busy - 1)) * (1.0 + self.pool_overhead * threads)
         )
 
-    def _levels(self) -> dict[str, float]:
-        busy = self.busy
-        levels = {
-            "server_busy": min(self.at_cpu, self.processors) / self.processors,
-            "busy_threads": busy,
-            "queue": self.in_system - busy,
-        }
+    def _credit(self, areas: list[float], elapsed: float) -> None:
+        n, busy, processors, at_cpu = self.in_system, self.busy, self.processors, self.at_cpu
+        areas[0] += n * elapsed  # n
+        areas[1] += float(n >= self.capacity) * elapsed  # full
+        areas[2] += (at_cpu if at_cpu < processors else processors) / processors * elapsed
+        areas[3] += busy * elapsed  # busy_threads
+        areas[4] += (n - busy) * elapsed  # queue
         if self.connections is not None:
-            levels["connection_queue"] = self.awaiting_connection
-            levels["busy_connections"] = self.holding_connection
-        return levels
+            areas[5] += self.awaiting_connection * elapsed  # connection_queue
+            areas[6] += self.holding_connection * elapsed  # busy_connections
 
-    def _use_cpu(self) -> Iterator[simpy.Event]:
-        work = self.rng.expovariate(1.0 / self.cpu_time)
-        if self.shared:
-            yield self.cpu.serve(work)
-        else:
-            with self.fcfs_cpu.request() as request:
-                yield request
-                yield self.env.timeout(work)
-
-    def _wait(self) -> Iterator[simpy.Event]:
-        """The waiting phase; with a pool, a connection is taken first (FCFS) and held."""
-        env, window = self.env, self.window
-        if self.connections is None:
-            yield env.timeout(self.rng.expovariate(1.0 / self.wait_time))
-            return
-        asked = env.now
-        self._mark()
-        self.awaiting_connection += 1
-        with self.connections.request() as connection:
-            yield connection
-            window.count("connection_grants")
-            window.count("connection_wait", env.now - asked)
-            self._mark()
-            self.awaiting_connection -= 1
-            self.holding_connection += 1
-            yield env.timeout(self.rng.expovariate(1.0 / self.wait_time))
-            self._mark()
-            self.holding_connection -= 1
-
-    def _hold_thread(self, arrival: float) -> Iterator[simpy.Event]:
-        env, window = self.env, self.window
-        window.count("thread_grants")
-        window.count("queue_wait", env.now - arrival)
-        self._mark()
-        self.busy += 1
+    # The request's path is one generator (with plain functions for the bookkeeping): every
+    # generator it delegates to would be resumed at each of its events.
+    def _serve(self, arrival: float) -> Iterator[float | None]:
+        pool = self.pool
+        if pool is not None:
+            pool.request()
+            yield None
+        self._take_thread(arrival)
         if self.cpu_time:
             self.at_cpu += 1
-            yield from self._use_cpu()
+            work = self.rng.expovariate(self.cpu_rate)
+            if self.shared:
+                self.cpu.serve(work)
+                yield None
+            else:
+                self.fcfs_cpu.request()
+                yield None
+                yield work
+                self.fcfs_cpu.release()
             self._mark()
             self.at_cpu -= 1
         if self.wait_time:
-            yield from self._wait()
+            connections = self.connections
+            if connections is None:
+                yield self.rng.expovariate(self.wait_rate)
+            else:  # a connection is taken first (FCFS) and held
+                asked = self._ask_connection()
+                connections.request()
+                yield None
+                self._take_connection(asked)
+                yield self.rng.expovariate(self.wait_rate)
+                self._mark()
+                self.holding_connection -= 1
+                connections.release()
+        self._leave_thread()
+        if pool is not None:
+            pool.release()
+
+    def _take_thread(self, arrival: float) -> None:
+        window = self.window
+        window.count("thread_grants")
+        window.count("queue_wait", self.events.now - arrival)
+        self._mark()
+        self.busy += 1
+
+    def _ask_connection(self) -> float:
+        """Join the queue for a connection; the time asked."""
+        self._mark()
+        self.awaiting_connection += 1
+        return self.events.now
+
+    def _take_connection(self, asked: float) -> None:
+        window = self.window
+        window.count("connection_grants")
+        window.count("connection_wait", self.events.now - asked)
+        self._mark()
+        self.awaiting_connection -= 1
+        self.holding_connection += 1
+
+    def _leave_thread(self) -> None:
         self._mark()
         self.busy -= 1
         self.in_system -= 1
         if self.shared:
             self.cpu.speed_changed()
-
-    def _serve(self, arrival: float) -> Iterator[simpy.Event]:
-        if self.pool is None:
-            yield from self._hold_thread(arrival)
-            return
-        with self.pool.request() as thread:
-            yield thread
-            yield from self._hold_thread(arrival)
 
     def run(self, horizon: float) -> dict[str, float]:
         w = self.window
@@ -882,35 +1012,38 @@ FLEET_METRICS = THREAD_POOL_METRICS + CONNECTION_METRICS + (
 # measured; 100 us taken).
 _FLEET_PER_REQUEST = 1e-4
 
-
 class _FleetReplication:
     """One replication of ``instances`` servers behind a balancer that sends each request to
     one at random, sharing one processor-sharing database (see :func:`simulate_fleet`)."""
 
+    LEVELS = ("n", "full", "server_busy", "busy_threads", "queue", "connection_queue",
+              "busy_connections", "db", "db_busy")
+
     def __init__(self, *, instances, capacity, threads, processors, connections, cpu_time,
                  wait_time, db_processors, db_time, db_contention, warmup, horizon, rng,
                  clients=None, think_time=None, arrival_rate=None):
-        self.env = env = simpy.Environment()
-        self.window = _Window(env, warmup, horizon)
+        self.events = events = _Events()
+        self.window = _Window(events, warmup, horizon, self.LEVELS)
         self.rng = rng
         self.N, self.capacity, self.processors = instances, capacity, processors
         self.cpu_time, self.wait_time, self.db_time = cpu_time, wait_time, db_time
+        self.cpu_rate, self.wait_rate, self.db_rate = (
+            1.0 / t if t else math.inf for t in (cpu_time, wait_time, db_time))
         self.clients, self.arrival_rate = clients, arrival_rate
         self.think_rate = 1.0 / think_time if think_time else math.inf
-        self.threads = [None if threads is None else simpy.Resource(env, capacity=threads)
+        self.threads = [None if threads is None else _Slots(events, capacity=threads)
                         for _ in range(instances)]
         # exponential demands at a speed that does not depend on the state: a FCFS station of
         # p servers gives the same process of the number in the processor phase as processor
         # sharing over p processors (see _ThreadPoolReplication)
-        self.cpus = [simpy.Resource(env, capacity=processors) for _ in range(instances)]
-        self.connections = [None if connections is None
-                            else simpy.Resource(env, capacity=connections)
+        self.cpus = [_Slots(events, capacity=processors) for _ in range(instances)]
+        self.connections = [None if connections is None else _Slots(events, capacity=connections)
                             for _ in range(instances)]
         # the database: processor sharing over db_processors (None: one per request), each
         # request's work stretched by 1 + db_contention (D - 1) with D requests in it
         self.db_servers = db_processors
         servers = db_processors if db_processors is not None else 1 << 62
-        self.db = _ProcessorSharingCPU(env, self._db_speed, servers=servers)
+        self.db = _ProcessorSharingCPU(events, self._db_speed, servers=servers)
         self.db_contention = db_contention
         self.in_system = [0] * instances
         self.full = 0  # instances with capacity admitted
@@ -922,15 +1055,24 @@ class _FleetReplication:
         jobs = len(self.db._remaining)
         return 1.0 / (1.0 + self.db_contention * (max(jobs, 1) - 1))
 
-    def _mark(self) -> None:
+    def _credit(self, areas: list[float], elapsed: float) -> None:
+        """Add each state level named in :attr:`LEVELS` times ``elapsed`` to its area."""
         t = self.totals
         db_busy = (0.0 if self.db_servers is None or not self.db_time
                    else min(t["db"], self.db_servers) / self.db_servers)
-        self.window.integrate({
-            "n": t["n"], "full": self.full / self.N, "server_busy": t["at_cpu"] / self.N,
-            "busy_threads": t["busy_threads"], "queue": t["n"] - t["busy_threads"],
-            "connection_queue": t["connection_queue"], "busy_connections": t["busy_connections"],
-            "db": t["db"], "db_busy": db_busy})
+        for i, level in enumerate((
+                t["n"], self.full / self.N, t["at_cpu"] / self.N, t["busy_threads"],
+                t["n"] - t["busy_threads"], t["connection_queue"], t["busy_connections"],
+                t["db"], db_busy)):
+            areas[i] += level * elapsed
+
+    def _mark(self) -> None:
+        """Credit the state since the previous mark up to now: call before a change."""
+        window = self.window
+        if self.events.now != window.last:  # else nothing to credit
+            elapsed = window.elapsed()
+            if elapsed > 0:
+                self._credit(window.areas, elapsed)
 
     def _change(self, name: str, amount: float) -> None:
         self._mark()
@@ -954,89 +1096,94 @@ class _FleetReplication:
         after = min(self.at_cpu[i], self.processors) / self.processors
         self._change("at_cpu", after - before)
 
-    def _database_and_wait(self) -> Iterator[simpy.Event]:
-        env = self.env
-        if self.db_time:
-            self._change("db", 1)
-            yield self.db.serve(self.rng.expovariate(1.0 / self.db_time))
-            self._change("db", -1)
-        if self.wait_time:
-            yield env.timeout(self.rng.expovariate(1.0 / self.wait_time))
-
-    def _connection_phase(self, i: int) -> Iterator[simpy.Event]:
-        env, window = self.env, self.window
-        pool = self.connections[i]
-        if pool is None:
-            self._change("busy_connections", 1)
-            yield from self._database_and_wait()
-            self._change("busy_connections", -1)
-            return
-        asked = env.now
-        self._change("connection_queue", 1)
-        with pool.request() as connection:
-            yield connection
-            window.count("connection_grants")
-            window.count("connection_wait", env.now - asked)
-            self._change("connection_queue", -1)
-            self._change("busy_connections", 1)
-            yield from self._database_and_wait()
-            self._change("busy_connections", -1)
-
-    def _hold_thread(self, i: int, arrival: float) -> Iterator[simpy.Event]:
-        env, window = self.env, self.window
-        window.count("thread_grants")
-        window.count("queue_wait", env.now - arrival)
-        self._change("busy_threads", 1)
+    # The request's path is one generator (with plain functions for the bookkeeping): every
+    # generator it delegates to would be resumed at each of its events.
+    def _request(self, i: int, arrival: float) -> Iterator[float | None]:
+        pool = self.threads[i]
+        if pool is not None:
+            pool.request()
+            yield None
+        self._take_thread(arrival)
         if self.cpu_time:
             self._set_cpu(i, 1)
-            with self.cpus[i].request() as processor:
-                yield processor
-                yield env.timeout(self.rng.expovariate(1.0 / self.cpu_time))
+            processor = self.cpus[i]
+            processor.request()
+            yield None
+            yield self.rng.expovariate(self.cpu_rate)
+            processor.release()
             self._set_cpu(i, -1)
         if self.db_time or self.wait_time:
-            yield from self._connection_phase(i)
+            connections = self.connections[i]
+            if connections is None:
+                self._change("busy_connections", 1)
+            else:
+                asked = self.events.now
+                self._change("connection_queue", 1)
+                connections.request()
+                yield None
+                self._take_connection(asked)
+            if self.db_time:
+                self._change("db", 1)
+                self.db.serve(self.rng.expovariate(self.db_rate))
+                yield None
+                self._change("db", -1)
+            if self.wait_time:
+                yield self.rng.expovariate(self.wait_rate)
+            self._change("busy_connections", -1)
+            if connections is not None:
+                connections.release()
         self._change("busy_threads", -1)
+        if pool is not None:
+            pool.release()
+        self._leave(i, arrival)
 
-    def _request(self, i: int, arrival: float) -> Iterator[simpy.Event]:
-        pool = self.threads[i]
-        if pool is None:
-            yield from self._hold_thread(i, arrival)
-        else:
-            with pool.request() as thread:
-                yield thread
-                yield from self._hold_thread(i, arrival)
+    def _take_thread(self, arrival: float) -> None:
+        window = self.window
+        window.count("thread_grants")
+        window.count("queue_wait", self.events.now - arrival)
+        self._change("busy_threads", 1)
+
+    def _take_connection(self, asked: float) -> None:
+        window = self.window
+        window.count("connection_grants")
+        window.count("connection_wait", self.events.now - asked)
+        self._change("connection_queue", -1)
+        self._change("busy_connections", 1)
+
+    def _leave(self, i: int, arrival: float) -> None:
+        """Take a request (arrived at ``arrival``) out of instance ``i`` and count it."""
         self.full -= self.in_system[i] == self.capacity
         self._change("n", -1)
         self.in_system[i] -= 1
         self.window.count("completed")
-        self.window.count("response", self.env.now - arrival)
+        self.window.count("response", self.events.now - arrival)
 
-    def _client(self) -> Iterator[simpy.Event]:
-        env = self.env
+    def _client(self) -> Iterator[float | None]:
+        events = self.events
         while True:
             if self.think_rate == math.inf:
-                yield env.timeout(0.0)
+                yield 0.0
             else:
-                yield env.timeout(self.rng.expovariate(self.think_rate))
+                yield self.rng.expovariate(self.think_rate)
             i = self._admitted()
             if i is not None:
-                yield from self._request(i, env.now)
+                yield from self._request(i, events.now)
 
-    def _arrivals(self) -> Iterator[simpy.Event]:
-        env = self.env
+    def _arrivals(self) -> Iterator[float | None]:
+        events = self.events
         while True:
-            yield env.timeout(self.rng.expovariate(self.arrival_rate))
+            yield self.rng.expovariate(self.arrival_rate)
             i = self._admitted()
             if i is not None:
-                env.process(self._request(i, env.now))
+                events.start(self._request(i, events.now))
 
     def run(self, horizon: float) -> dict[str, float]:
         if self.arrival_rate is None:
             for _ in range(self.clients):
-                self.env.process(self._client())
+                self.events.start(self._client())
         else:
-            self.env.process(self._arrivals())
-        self.env.run(until=horizon)
+            self.events.start(self._arrivals())
+        self.events.run(until=horizon)
         self._mark()
         w = self.window
         return {

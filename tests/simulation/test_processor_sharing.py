@@ -3,32 +3,32 @@
 from __future__ import annotations
 
 import pytest
-import simpy
 
-from queuetune.simulation import _ProcessorSharingCPU
+from queuetune.simulation import _Events, _ProcessorSharingCPU
 
 
 def _finish_times(jobs, speed=lambda: 1.0, until=100.0, changes=()):
     """Run jobs given as (arrival, work); return their completion times in job order."""
-    env = simpy.Environment()
-    cpu = _ProcessorSharingCPU(env, speed)
+    events = _Events()
+    cpu = _ProcessorSharingCPU(events, speed)
     finished = {}
 
     def job(index, arrival, work):
-        yield env.timeout(arrival)
-        yield cpu.serve(work)
-        finished[index] = env.now
+        yield arrival
+        cpu.serve(work)
+        yield None
+        finished[index] = events.now
 
     def change(at, action):
-        yield env.timeout(at)
+        yield at
         action()
         cpu.speed_changed()
 
     for index, (arrival, work) in enumerate(jobs):
-        env.process(job(index, arrival, work))
+        events.start(job(index, arrival, work))
     for at, action in changes:
-        env.process(change(at, action))
-    env.run(until=until)
+        events.start(change(at, action))
+    events.run(until=until)
     return [finished.get(i) for i in range(len(jobs))]
 
 
