@@ -216,16 +216,17 @@ def record_visit(browser, site_url: str, rel: str, screen: Screen) -> PageRecord
         chart_errors = page.locator("div[id^='altair-viz-'] .error").count()
         # (index.html forwards to the first page: wait_for_function survives the navigation)
         page.wait_for_function("() => document.fonts.status === 'loaded'")
-        try:
-            page.wait_for_load_state("networkidle", timeout=10_000)
-        except PlaywrightTimeoutError:
-            # Seen on the lab chapter after another page in the same browser: no request of
-            # the page was in flight, yet Chromium never reported the network idle. The loop
-            # below waits for the response of every request the page made (request.response()
-            # blocks until it arrives), so the count is complete either way.
-            pass
         received: dict[str, int] = {}
         if screen.weigh:
+            try:
+                page.wait_for_load_state("networkidle", timeout=10_000)
+            except PlaywrightTimeoutError:
+                # Seen on the lab chapter after another page in the same browser: no request of
+                # the page was in flight, yet Chromium never reported the network idle. The loop
+                # below waits for the response of every request the page made
+                # (request.response() blocks until it arrives), so the count is complete either
+                # way.
+                pass
             for request in list(visit.requests):
                 response = request.response()
                 if response is None or not request.url.startswith(site_url):
