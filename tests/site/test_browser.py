@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from site_pages import (
-    SCREENSHOTS,
+    DESKTOP,
     SITE,
     open_page,
     site_pages,
@@ -25,25 +25,17 @@ from site_pages import (
 pytestmark = pytest.mark.browser
 
 @pytest.mark.parametrize("path", site_pages(), ids=lambda p: str(p.relative_to(SITE)))
-def test_page_renders_offline(browser, site_url, path: Path):
+def test_page_renders_offline(visited, path: Path):
+    """The page in a fresh context on a laptop's screen (the visit test_weight, test_narrow and
+    test_openings read too), its full-page screenshot saved."""
     rel = path.relative_to(SITE).as_posix()
-    context, page, visit = open_page(browser, f"{site_url}/{rel}", site_url)
-    try:
-        page.goto(f"{site_url}/{rel}", wait_until="load")
-        charts = wait_for_charts(page)
-        wait_for_math(page)
-        errors_in_charts = page.locator("div[id^='altair-viz-'] .error").count()
-        page.wait_for_timeout(200)
-        shot = SCREENSHOTS / (rel.removesuffix(".html").replace("/", "__") + ".png")
-        shot.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(shot), full_page=True)
-    finally:
-        context.close()
-    assert visit.outside == [], f"{rel} asked another host for: {visit.outside}"
-    assert errors_in_charts == 0, f"{rel}: {errors_in_charts} chart(s) show an error"
-    assert unexpected(visit.console_errors) == [], f"{rel} console: {visit.console_errors}"
+    record = visited(rel, DESKTOP)
+    assert record.screenshot is not None and record.screenshot.is_file()
+    assert record.outside == [], f"{rel} asked another host for: {record.outside}"
+    assert record.chart_errors == 0, f"{rel}: {record.chart_errors} chart(s) show an error"
+    assert unexpected(record.console_errors) == [], f"{rel} console: {record.console_errors}"
     if "altair-viz-" in path.read_text(encoding="utf-8"):
-        assert charts > 0
+        assert record.charts > 0
 
 
 # The WebMail response-time chart (figure DT-F3): one line with points per thread setting, and a
