@@ -13,9 +13,9 @@ ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: check-code-paths
-.PHONY: book test setup assets peers chromium tomcat database octave lint unit unit-parallel unit-lab \
-        wheel-checks notebooks-check nbval build-book site-tests kit kit-check execute-notebooks \
-        lab measure validate benchmark clean
+.PHONY: book test setup environment test-setup system-packages assets peers chromium tomcat \
+        database octave lint unit unit-parallel unit-lab wheel-checks notebooks-check nbval \
+        build-book site-tests kit kit-check execute-notebooks lab measure validate benchmark clean
 
 ## Environment ------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml
@@ -33,7 +33,17 @@ $(NODE_STAMP): package.json package-lock.json
 $(ASSETS): $(STAMP) scripts/build_assets.py
 	$(PY) scripts/build_assets.py
 
-setup: $(STAMP) $(NODE_STAMP) $(ASSETS)
+# The environment, in two lanes side by side: pip's install then the vendor assets, and npm's
+# (each part's output printed when it ends). With no -j of its own, the make that runs it is
+# given two jobs; under a parallel make it shares that make's jobs. Every other target that
+# needs the environment depends on `setup`, never on the stamps above, so that only this one
+# make builds them (two makes installing into one .venv at once would break it).
+JOBS2 = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j2)
+setup:
+	+@$(MAKE) --no-print-directory $(JOBS2) --output-sync=target environment
+
+environment: $(STAMP) $(NODE_STAMP) $(ASSETS)
+	@:
 
 # The peer solvers the tests compare with (tests/helpers/peers.py). LINE (line-solver, pure
 # Python; its JMT backend, which needs Java, stays out) is pinned in requirements-peers.txt and
@@ -41,7 +51,7 @@ setup: $(STAMP) $(NODE_STAMP) $(ASSETS)
 # and matplotlib, networkx, mcp and websockets for plots and its AI server, none of which its
 # solvers that the tests call import; its peer tests show that they run on this environment.
 PEER_STAMP := $(VENV)/.peers-stamp
-$(PEER_STAMP): requirements-peers.txt $(STAMP)
+$(PEER_STAMP): requirements-peers.txt | setup
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-peers.txt
 	$(PY) -c "import line_solver"
 	@touch $@
@@ -82,6 +92,14 @@ octave:
 	  2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get \
 	  install -y -qq --no-install-recommends octave-queueing >/dev/null; }
 	@octave-cli --version | head -1
+
+# Debian's packages above, checked (and installed if missing) one after another even under a
+# parallel make: apt holds a lock, so two apt-get runs at once would fail.
+ifdef SERIAL
+.NOTPARALLEL:
+endif
+system-packages:
+	+@$(MAKE) --no-print-directory SERIAL=1 chromium tomcat database octave
 
 ## The book ---------------------------------------------------------------
 build-book: setup
@@ -156,13 +174,20 @@ kit-check: kit
 # nbval over every notebook in the kit's environment included).
 wheel-checks: kit-check
 
-# Everything, as CI runs it, stopping at the first failure. Three phases on 2 cores:
+# The setup of `make test` in two lanes side by side (each part's output printed when it
+# ends): pip's install, the assets, the peers and the lint; npm's install, then Debian's
+# packages one after another.
+test-setup: lint peers system-packages
+
+# Everything, as CI runs it, stopping at the first failure. The setup (above), then three
+# phases on 2 cores:
 #  1. the unit tests (xdist, 2 workers) beside the wheel's checks (book, kit, the kit's check
 #     with strict nbval): no timing-sensitive test runs in this phase; each part's output is
 #     printed when it ends;
 #  2. the lab's tests alone (a real Tomcat on core 1, Locust on core 0, busy-core checks);
 #  3. the site's tests alone (Chromium against the built book: waits and timeouts).
-test: setup peers chromium tomcat database octave lint
+test:
+	+@$(MAKE) --no-print-directory $(JOBS2) --output-sync=target test-setup
 	$(MAKE) --no-print-directory -j2 --output-sync=target unit-parallel wheel-checks
 	$(MAKE) --no-print-directory unit-lab
 	$(MAKE) --no-print-directory site-tests
