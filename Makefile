@@ -13,7 +13,7 @@ ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: check-code-paths
-.PHONY: book test setup environment test-setup system-packages assets peers chromium tomcat \
+.PHONY: book test setup test-setup system-packages assets peers chromium tomcat \
         database octave lint unit unit-parallel unit-lab wheel-checks notebooks-check nbval \
         build-book site-tests kit kit-check execute-notebooks lab measure validate benchmark clean
 
@@ -33,17 +33,7 @@ $(NODE_STAMP): package.json package-lock.json
 $(ASSETS): $(STAMP) scripts/build_assets.py
 	$(PY) scripts/build_assets.py
 
-# The environment, in two lanes side by side: pip's install then the vendor assets, and npm's
-# (each part's output printed when it ends). With no -j of its own, the make that runs it is
-# given two jobs; under a parallel make it shares that make's jobs. Every other target that
-# needs the environment depends on `setup`, never on the stamps above, so that only this one
-# make builds them (two makes installing into one .venv at once would break it).
-JOBS2 = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j2)
-setup:
-	+@$(MAKE) --no-print-directory $(JOBS2) --output-sync=target environment
-
-environment: $(STAMP) $(NODE_STAMP) $(ASSETS)
-	@:
+setup: $(STAMP) $(NODE_STAMP) $(ASSETS)
 
 # The peer solvers the tests compare with (tests/helpers/peers.py). LINE (line-solver, pure
 # Python; its JMT backend, which needs Java, stays out) is pinned in requirements-peers.txt and
@@ -51,7 +41,7 @@ environment: $(STAMP) $(NODE_STAMP) $(ASSETS)
 # and matplotlib, networkx, mcp and websockets for plots and its AI server, none of which its
 # solvers that the tests call import; its peer tests show that they run on this environment.
 PEER_STAMP := $(VENV)/.peers-stamp
-$(PEER_STAMP): requirements-peers.txt | setup
+$(PEER_STAMP): requirements-peers.txt $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-peers.txt
 	$(PY) -c "import line_solver"
 	@touch $@
@@ -174,10 +164,10 @@ kit-check: kit
 # nbval over every notebook in the kit's environment included).
 wheel-checks: kit-check
 
-# The setup of `make test` in two lanes side by side (each part's output printed when it
-# ends): pip's install, the assets, the peers and the lint; npm's install, then Debian's
-# packages one after another.
-test-setup: lint peers system-packages
+# The setup of `make test`, two jobs at a time (each part's output printed when it ends): pip's
+# install beside npm's and Debian's packages (these one after another), then the assets beside
+# the peers, then the lint. One make builds every stamp, so no two pip runs share .venv at once.
+test-setup: setup peers system-packages lint
 
 # Everything, as CI runs it, stopping at the first failure. The setup (above), then three
 # phases on 2 cores:
@@ -187,7 +177,7 @@ test-setup: lint peers system-packages
 #  2. the lab's tests alone (a real Tomcat on core 1, Locust on core 0, busy-core checks);
 #  3. the site's tests alone (Chromium against the built book: waits and timeouts).
 test:
-	+@$(MAKE) --no-print-directory $(JOBS2) --output-sync=target test-setup
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-setup
 	$(MAKE) --no-print-directory -j2 --output-sync=target unit-parallel wheel-checks
 	$(MAKE) --no-print-directory unit-lab
 	$(MAKE) --no-print-directory site-tests
