@@ -13,9 +13,9 @@ ASSETS := book/_static/vendor/.stamp
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: check-code-paths
-.PHONY: book test setup assets peers chromium tomcat database octave lint unit unit-parallel unit-lab \
-        wheel-checks notebooks-check nbval build-book site-tests kit kit-check execute-notebooks \
-        lab measure validate benchmark clean
+.PHONY: book test setup test-setup system-packages assets peers chromium tomcat \
+        database octave lint unit unit-parallel unit-lab wheel-checks notebooks-check nbval \
+        build-book site-tests kit kit-check execute-notebooks lab measure validate benchmark clean
 
 ## Environment ------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml
@@ -83,6 +83,14 @@ octave:
 	  install -y -qq --no-install-recommends octave-queueing >/dev/null; }
 	@octave-cli --version | head -1
 
+# Debian's packages above, checked (and installed if missing) one after another even under a
+# parallel make: apt holds a lock, so two apt-get runs at once would fail.
+ifdef SERIAL
+.NOTPARALLEL:
+endif
+system-packages:
+	+@$(MAKE) --no-print-directory SERIAL=1 chromium tomcat database octave
+
 ## The book ---------------------------------------------------------------
 build-book: setup
 	rm -rf _build/html _build/.doctrees
@@ -120,7 +128,9 @@ notebooks-check: setup
 	$(PY) -m pytest -q tests/book/test_notebooks_stored.py
 
 # Strict nbval over every notebook, run where a reader runs a downloaded one: the wheel built
-# from this tree, installed in a fresh virtual environment outside the repository.
+# from this tree, installed from the package index in a fresh virtual environment outside the
+# repository. A quick check of the wheel alone: `make test` runs the same strict nbval in the
+# environment that kit-check installs from the offline kit (below), not this one too.
 nbval: setup
 	$(PY) scripts/check_wheel.py
 
@@ -143,22 +153,31 @@ check-code-paths: setup
 kit: build-book
 	$(PY) scripts/build_kit.py $(KIT_ARGS)
 
-# The kit installed in a fresh virtual environment with the package index disabled, outside the
-# repository, and a chapter run there.
+# The kit checked to be this tree's (its wheel, built from this tree, with all of data/ and
+# results/; its notebooks), installed in a fresh virtual environment outside the repository
+# with the package index disabled, a chapter run there with its charts drawn live, then, with
+# pytest and nbval added, strict nbval over every notebook in that environment.
 kit-check: kit
 	$(PY) scripts/check_kit.py
 
-# The checks that build the wheel from this tree, one after another (each builds it in the
-# tree's build/ folder): strict nbval from the wheel, the book, the offline kit.
-wheel-checks: setup
-	$(MAKE) --no-print-directory -j1 nbval kit-check
+# The checks of the wheel built from this tree: the book, the offline kit and its check (strict
+# nbval over every notebook in the kit's environment included).
+wheel-checks: kit-check
 
-# Everything, as CI runs it, stopping at the first failure. Three phases on 2 cores:
-#  1. the unit tests (xdist, 2 workers) beside the wheel's checks (nbval, book, kit): no
-#     timing-sensitive test runs in this phase; each part's output is printed when it ends;
+# The setup of `make test`, two jobs at a time (each part's output printed when it ends): pip's
+# install beside npm's and Debian's packages (these one after another), then the assets beside
+# the peers, then the lint. One make builds every stamp, so no two pip runs share .venv at once.
+test-setup: setup peers system-packages lint
+
+# Everything, as CI runs it, stopping at the first failure. The setup (above), then three
+# phases on 2 cores:
+#  1. the unit tests (xdist, 2 workers) beside the wheel's checks (book, kit, the kit's check
+#     with strict nbval): no timing-sensitive test runs in this phase; each part's output is
+#     printed when it ends;
 #  2. the lab's tests alone (a real Tomcat on core 1, Locust on core 0, busy-core checks);
 #  3. the site's tests alone (Chromium against the built book: waits and timeouts).
-test: setup peers chromium tomcat database octave lint
+test:
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-setup
 	$(MAKE) --no-print-directory -j2 --output-sync=target unit-parallel wheel-checks
 	$(MAKE) --no-print-directory unit-lab
 	$(MAKE) --no-print-directory site-tests
