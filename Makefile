@@ -142,7 +142,7 @@ site-tests: chromium
 
 # The numerical tests and two chapters' strict nbval again with OpenBLAS's kernels of other
 # processor families and NumPy's dispatch limited to its baseline (CONTRIBUTING.md, "Numbers
-# are portable"); CODE_PATHS="haswell" (or --tests, --nbval) for a part.
+# are portable"); CODE_PATHS="nehalem-baseline" (or --tests, --nbval) for a part.
 check-code-paths: setup
 	$(PY) scripts/check_code_paths.py $(CODE_PATHS)
 

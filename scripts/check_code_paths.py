@@ -1,7 +1,7 @@
 """Run the numerical tests with NumPy's and OpenBLAS's other code paths.
 
     .venv/bin/python scripts/check_code_paths.py            # every setting below
-    .venv/bin/python scripts/check_code_paths.py haswell    # one (or a few) by name
+    .venv/bin/python scripts/check_code_paths.py nehalem-baseline    # one (or a few) by name
     .venv/bin/python scripts/check_code_paths.py --tests    # the unit tests only (--nbval:
                                                             # the notebooks only)
 
@@ -31,7 +31,8 @@ PYTHON = sys.executable
 
 TESTS = ["tests/models", "tests/simulation", "tests/fit", "tests/test_sizing.py",
          "tests/test_fit.py", "tests/test_fit_thread_pool.py"]
-NOTEBOOKS = ["notebooks/thread-pool-model.ipynb", "notebooks/what-if.ipynb"]
+NOTEBOOKS = ["notebooks/thread-pool-model.ipynb", "notebooks/what-if.ipynb",
+             "notebooks/practical.ipynb"]
 
 #: What a process reports about its code paths: the OpenBLAS kernels of NumPy's and SciPy's
 #: bundled libraries, and the SIMD features NumPy dispatches on.
@@ -67,9 +68,11 @@ def settings(native: dict) -> dict[str, tuple[dict[str, str], str | None]]:
     every feature this processor has beyond NumPy's baseline."""
     beyond = " ".join(native["numpy_dispatch"])
     numpy_off = {"NPY_DISABLE_CPU_FEATURES": beyond} if beyond else {}
+    # AVX2 kernels in place of AVX-512 (an older Intel or an AMD Zen 2/3); where Haswell's are
+    # the native ones already (an AMD Zen), Sandybridge's: AVX without AVX2 or FMA
+    avx = "Sandybridge" if set(native["openblas"].values()) == {"Haswell"} else "Haswell"
     return {
-        # AVX2 kernels in place of AVX-512 (an older Intel or an AMD Zen 2/3)
-        "haswell": ({"OPENBLAS_CORETYPE": "Haswell"}, "Haswell"),
+        avx.lower(): ({"OPENBLAS_CORETYPE": avx}, avx),
         # SSE4.2 kernels and NumPy without AVX2 or AVX-512 (a processor of about 2010)
         "nehalem-baseline": ({"OPENBLAS_CORETYPE": "Nehalem", **numpy_off}, "Nehalem"),
         # OpenBLAS's generic SSE3 kernels (this build reports them as Katmai) and NumPy without

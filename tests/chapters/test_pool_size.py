@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from queuetune.chapters import pool_size as ps
@@ -73,3 +74,19 @@ def test_best_pool_and_curves_check_their_input(curves):
     with pytest.raises(ValueError, match="setting"):
         ps.pool_curves(ps.DATABASE_BOUND, [1], contention=0.0, setting={"nope": 1})
     assert math.isfinite(curves[("latency-bound", 0.0)]["response_time"].max())
+
+
+def test_the_best_pool_does_not_move_with_rounding(curves):
+    # Past the pool the load needs a curve is flat to its last digits: another processor's
+    # rounding (a few units in the last place, here up to 1e-13 relative) must not move the
+    # best pool. The practical chapter's sweep at s_w = 10 ms is such a curve: its best was
+    # 21 connections per instance on one processor and 23 on another before ps.EQUAL.
+    flat = ps.pool_curves({"name": "flat", "db_time": 0.002, "wait_time": 0.01}, POOLS,
+                          contention=ps.CONTENTION)
+    rng = np.random.default_rng(7)
+    for key, curve in [*curves.items(), ("flat", flat)]:
+        found = ps.best_pool(curve)
+        for _ in range(20):
+            jittered = curve.assign(response_time=curve["response_time"] * (
+                1 + rng.uniform(-1e-13, 1e-13, len(curve))))
+            assert ps.best_pool(jittered)["best"] == pytest.approx(found["best"], rel=1e-12), key

@@ -53,6 +53,12 @@ SETTING: Mapping[str, Any] = {
 CONTENTION = 0.02
 #: A pool is good enough within this share of the best response time (:func:`best_pool`).
 TOLERANCE = 0.05
+#: Response times within this relative difference count as equal in :func:`best_pool`. Past
+#: the pool the load needs, a curve is flat to its last digits, and which of its pools is
+#: least is decided by rounding (the fleet's chain solve rounds at about 1e-16 per state:
+#: one processor's "best" pool of 21 was 23 on another), so the best is the first pool
+#: within this of the least: a million times the rounding, far below what a reader sees.
+EQUAL = 1e-9
 #: The chapter draws a response time only where the fleet refuses less than this share.
 CARRIED_REFUSED = 0.01
 
@@ -112,7 +118,8 @@ def pool_curves(workload: Mapping[str, Any], pools: Sequence[int], *, contention
 def best_pool(curve: pd.DataFrame, *, tolerance: float = TOLERANCE) -> dict[str, Any]:
     """Where a curve of :func:`pool_curves` is best.
 
-    ``best``: the row of least response time (the first of equal ones); ``enough``: the
+    ``best``: the row of least response time (the first of those within :data:`EQUAL`,
+    relative, of the least: more connections improve on it by less); ``enough``: the
     smallest pool whose response time is within ``tolerance`` (a fraction, in [0, 1)) of that
     least, refusing no more than the best does (the pool past which more connections buy
     little). Each is given as ``connections``, ``total_connections``, ``response_time`` and
@@ -123,7 +130,8 @@ def best_pool(curve: pd.DataFrame, *, tolerance: float = TOLERANCE) -> dict[str,
     if curve.empty:
         raise ValueError("curve must have at least one row")
     ordered = curve.sort_values("connections", kind="stable").reset_index(drop=True)
-    best = ordered.loc[ordered["response_time"].idxmin()]
+    least = ordered["response_time"].min()
+    best = ordered[ordered["response_time"] <= least * (1 + EQUAL)].iloc[0]
     good = ordered[(ordered["response_time"] <= (1 + tol) * best["response_time"])
                    & (ordered["refused"] <= best["refused"] + 1e-9)]
     enough = good.iloc[0]
