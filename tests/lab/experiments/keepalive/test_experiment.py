@@ -120,19 +120,20 @@ def test_tls_sessions_are_resumed_after_each_clients_first_connection(measured):
 
 
 @pytest.mark.lab
-def test_time_wait_is_left_on_the_server_which_closes_first(measured):
+def test_time_wait_is_left_on_the_side_which_closes_first(measured):
     plan, folder = measured
     plain = datasets.load("runs", folder).set_index("scheme").loc["http"]
     clients, limit = plan.schedule()[0]["clients"], plan.schedule()[0]["requests_per_connection"]
-    # Tomcat closes at the limit (server side); each client closes its last, unfinished
-    # connection itself; a race may let a client's FIN go first now and then.
-    # (On one host a new connection may take a server socket's TIME_WAIT over when its client
-    # port comes round again: the count is at most the connections, not always all of them.
-    # When both sides send their FIN at once, a simultaneous close, both sides keep the
-    # connection in TIME_WAIT: a CI run saw 3 on the server and 4 on the clients for 6
-    # connections, so each side, not their sum, is bounded by the connections.)
+    # Each client closes its last, unfinished connection itself (client side); Tomcat closes
+    # the others at the limit, but the client, reading "Connection: close", closes too, and
+    # either FIN may go first: 8 runs here left 2 to 4 of the 4 on the server, a CI run none.
+    # What holds whatever the race: a FIN-ended connection leaves TIME_WAIT on the side that
+    # sent the first FIN, on both after a simultaneous close (3 on the server and 4 on the
+    # clients for 6 connections once), so the server holds at most the connections it ended,
+    # the clients at least those they ended, and the two together at least one per connection.
     unfinished = clients * (plan.settings.requests_per_client % limit > 0)
-    assert plain["time_wait_server"] <= plain["connections_opened"]
-    assert plain["time_wait_client"] <= plain["connections_opened"]
-    assert plain["time_wait_server"] >= (plain["connections_opened"] - unfinished) / 2
+    opened = plain["connections_opened"]
     assert plain["time_wait_before_server"] == plain["time_wait_before_client"] == 0
+    assert plain["time_wait_server"] <= opened - unfinished
+    assert unfinished <= plain["time_wait_client"] <= opened
+    assert plain["time_wait_server"] + plain["time_wait_client"] >= opened

@@ -19,7 +19,9 @@ import pandas as pd
 
 from ... import wire
 from ...tomcat import free_port
+from .experiment import time_wait_now
 from .server_config import PAGE, KeepAliveSettings, KeepAliveTomcat, client_context
+from .summary import time_wait_sockets
 
 __all__ = ["close_sequences", "first_closers"]
 
@@ -51,8 +53,10 @@ def close_sequences(*, tls: bool, requests: int = 6, keep_alive_requests: int = 
                     ) -> pd.DataFrame | None:
     """Send ``requests`` requests over connections that Tomcat closes every
     ``keep_alive_requests``, as the experiment's clients do (Python's ``http.client``), and
-    return :func:`first_closers` of the FIN and RST packets on the wire; ``None`` where
-    ``tcpdump`` cannot run (missing, or neither root nor ``CAP_NET_RAW``)."""
+    return :func:`first_closers` of the FIN and RST packets on the wire, with ``time_wait``:
+    the sides that hold the connection in ``TIME_WAIT`` just after (``server``, ``client``,
+    ``both`` or ''); ``None`` where ``tcpdump`` cannot run (missing, or neither root nor
+    ``CAP_NET_RAW``)."""
     if shutil.which("tcpdump") is None:
         return None
     port, warm_port = free_port(), free_port()
@@ -69,12 +73,17 @@ def close_sequences(*, tls: bool, requests: int = 6, keep_alive_requests: int = 
         try:
             _send(server.settings.address, port, requests=requests, tls=tls)
             time.sleep(1.0)
+            waiting = time_wait_sockets(time_wait_now(), port=port,
+                                        address=server.settings.address)
         finally:
             with capture.stdout:
                 capture.send_signal(signal.SIGTERM)
                 text = capture.stdout.read()
                 wire.stop_tcpdump(capture)
-    return first_closers(wire.parse_tcpdump(text, port))
+    seen = first_closers(wire.parse_tcpdump(text, port))
+    sides = {p: {s for s, q in waiting if q == p} for p in seen["client_port"]}
+    seen["time_wait"] = [("both" if len(s) == 2 else "".join(s)) for s in sides.values()]
+    return seen
 
 
 def _send(host: str, port: int, *, requests: int, tls: bool) -> None:

@@ -37,7 +37,7 @@ from .tables import TABLES
 
 __all__ = ["NAME", "TITLE", "FACTORS", "TABLES", "Settings", "parse_settings", "schedule",
            "estimated_seconds", "describe", "readme_lines", "server", "prepare", "measure",
-           "preflight", "locustfile", "warm_up", "count_time_wait"]
+           "preflight", "locustfile", "warm_up", "count_time_wait", "time_wait_now"]
 
 NAME = "keepalive"
 TITLE = "The keep-alive test of domino-keepalive: requests per connection on Tomcat"
@@ -289,12 +289,16 @@ def prepare(session: Session, server_: Server, run: Run) -> None:
 
 def count_time_wait(port: int, address: str = "127.0.0.1") -> dict:
     """``TIME_WAIT`` sockets of the server's port now, on each side (``ss``, iproute2)."""
+    return time_wait_counts(time_wait_now(), port=port, address=address)
+
+
+def time_wait_now() -> str:
+    """The machine's TCP sockets in ``TIME_WAIT`` now: ``ss -Htan state time-wait``."""
     ss = shutil.which("ss")
     if ss is None:
         raise RuntimeError("ss (iproute2) is needed to count TIME_WAIT sockets")
-    out = subprocess.run([ss, "-Htan", "state", "time-wait"], capture_output=True, text=True,
-                         timeout=60, check=True).stdout
-    return time_wait_counts(out, port=port, address=address)
+    return subprocess.run([ss, "-Htan", "state", "time-wait"], capture_output=True, text=True,
+                          timeout=60, check=True).stdout
 
 
 def _run_locust(s: Settings, run: Run, tomcat: KeepAliveTomcat, workdir: Path,

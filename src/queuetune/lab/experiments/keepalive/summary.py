@@ -12,7 +12,7 @@ import ipaddress
 import numpy as np
 import pandas as pd
 
-__all__ = ["summarize_requests", "time_wait_counts", "requests_per_connection",
+__all__ = ["summarize_requests", "time_wait_counts", "time_wait_sockets", "requests_per_connection",
            "expected_connections"]
 
 
@@ -96,20 +96,35 @@ def time_wait_counts(ss_output: str, *, port: int, address: str = "127.0.0.1") -
     >>> time_wait_counts(out, port=8080)
     {'server': 1, 'client': 1}
     """
+    counts = {"server": 0, "client": 0}
+    for side, _ in time_wait_sockets(ss_output, port=port, address=address):
+        counts[side] += 1
+    return counts
+
+
+def time_wait_sockets(ss_output: str, *, port: int, address: str = "127.0.0.1"
+                      ) -> list[tuple[str, int]]:
+    """The sockets :func:`time_wait_counts` counts, one ``(side, client port)`` each, in the
+    order of ``ss_output``.
+
+    >>> time_wait_sockets("0 0 127.0.0.1:8080 127.0.0.1:40000\\n"
+    ...                   "0 0 127.0.0.1:40001 127.0.0.1:8080\\n", port=8080)
+    [('server', 40000), ('client', 40001)]
+    """
     if not 1 <= port <= 65535:
         raise ValueError(f"port must be between 1 and 65535, got {port}")
     wanted = ipaddress.ip_address(address)
-    counts = {"server": 0, "client": 0}
+    found = []
     for line in ss_output.splitlines():
         fields = line.split()
         if len(fields) < 4 or ":" not in fields[-1]:
             continue
         local, peer = fields[-2], fields[-1]
-        for side, end in (("server", local), ("client", peer)):
+        for side, end, other in (("server", local, peer), ("client", peer, local)):
             try:
                 same = _address(end) == wanted
             except ValueError:
                 continue
             if same and _port(end) == port:
-                counts[side] += 1
-    return counts
+                found.append((side, _port(other)))
+    return found
