@@ -126,7 +126,7 @@ def test_time_wait_is_left_on_the_side_which_closes_first(measured):
     clients, limit = plan.schedule()[0]["clients"], plan.schedule()[0]["requests_per_connection"]
     # Each client closes its last, unfinished connection itself (client side); Tomcat closes
     # the others at the limit, but the client, reading "Connection: close", closes too, and
-    # either FIN may go first: 8 runs here left 2 to 4 of the 4 on the server, a CI run none.
+    # either FIN may go first: 8 runs here left 2 to 4 of the 4 on the server, one run none.
     # What holds whatever the race: a FIN-ended connection leaves TIME_WAIT on the side that
     # sent the first FIN, on both after a simultaneous close (3 on the server and 4 on the
     # clients for 6 connections once), so the server holds at most the connections it ended,

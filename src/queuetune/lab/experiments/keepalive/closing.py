@@ -81,8 +81,8 @@ def close_sequences(*, tls: bool, requests: int = 6, keep_alive_requests: int = 
                 text = capture.stdout.read()
                 wire.stop_tcpdump(capture)
     seen = first_closers(wire.parse_tcpdump(text, port))
-    sides = {p: {s for s, q in waiting if q == p} for p in seen["client_port"]}
-    seen["time_wait"] = [("both" if len(s) == 2 else "".join(s)) for s in sides.values()]
+    holders = [{side for side, q in waiting if q == p} for p in seen["client_port"]]
+    seen["time_wait"] = ["both" if len(h) == 2 else "".join(h) for h in holders]
     return seen
 
 

@@ -12,8 +12,8 @@ import ipaddress
 import numpy as np
 import pandas as pd
 
-__all__ = ["summarize_requests", "time_wait_counts", "time_wait_sockets", "requests_per_connection",
-           "expected_connections"]
+__all__ = ["summarize_requests", "time_wait_counts", "time_wait_sockets",
+           "requests_per_connection", "expected_connections"]
 
 
 def expected_connections(*, clients: int, requests: int, keep_alive_requests: int) -> int:
